@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: GPL-2.0
+# stayawake: the one entry point. `make help` lists the targets.
+
+ARCHES := arm64 x86_64
+# `make test` with no ARCH runs every arch; everything else defaults to arm64.
+ARCH_GIVEN := $(filter command line environment,$(origin ARCH))
+ARCH ?= arm64
+ifeq ($(filter $(ARCH),$(ARCHES)),)
+$(error ARCH=$(ARCH) is not supported; use one of: $(ARCHES))
+endif
+include boot/$(ARCH).mk
+
+TOP      := $(CURDIR)
+B        := $(TOP)/build
+SRC      := $(B)/src/linux
+OUT      := $(B)/$(ARCH)
+KOUT     := $(OUT)/kernel
+HDR      := $(OUT)/headers
+TOUT     := $(OUT)/tests
+NPROC    := $(shell nproc)
+TIMEOUT  ?= 900
+# Extra kernel arguments for the guest, e.g. sa.tests=rtc_alarm
+APPEND   ?=
+
+# ccache lives outside the repo so a fresh clone still builds warm.
+export CCACHE_DIR ?= $(HOME)/.cache/stayawake-ccache
+export CCACHE_MAXSIZE ?= 5G
+
+SERIES_FILES := patches/series rtc-pl031/series \
+		$(wildcard patches/*.patch rtc-pl031/*.patch)
+FRAGMENTS := arch-configs/common.config arch-configs/$(ARCH).config
+TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/order)
+TEST_BINS := $(addprefix $(TOUT)/,$(TESTS))
+KMAKE    := $(MAKE) -C $(SRC) O=$(KOUT) ARCH=$(KARCH) \
+	    CROSS_COMPILE=$(CROSS_COMPILE) CC="ccache $(CROSS_COMPILE)gcc" \
+	    KBUILD_BUILD_USER=stayawake KBUILD_BUILD_HOST=qemu
+DTB      := $(if $(NEEDS_DTB),$(OUT)/guest.dtb)
+QENV     := QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
+	    QEMU_CPU=$(QEMU_CPU) QEMU_SMP=$(QEMU_SMP) QEMU_MEM=$(QEMU_MEM) \
+	    QEMU_EXTRA="$(QEMU_EXTRA)" CONSOLE=$(CONSOLE) \
+	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
+	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) APPEND="pm_debug_messages $(APPEND)"
+
+.PHONY: help deps source config kernel headers tests initramfs dtb boot \
+	test test-one clean distclean checkpatch
+
+help:
+	@echo "stayawake: opportunistic suspend for Linux 6.1 (SCHED_STAYAWAKE)"
+	@echo ""
+	@echo "  make [ARCH=arm64|x86_64] TARGET      (default ARCH=arm64)"
+	@echo ""
+	@echo "  deps       install missing Debian packages (as root)"
+	@echo "  source     unpack linux-source-6.1 into build/src, apply the series"
+	@echo "  config     allnoconfig + arch-configs fragments, verified"
+	@echo "  kernel     build the guest kernel (ccache in \$$CCACHE_DIR)"
+	@echo "  headers    headers_install of the patched tree (tests use these)"
+	@echo "  tests      build the guest tests, static"
+	@echo "  initramfs  busybox-static + tests + boot/init, built without root"
+	@echo "  boot       boot the guest on this terminal (Ctrl-a x quits)"
+	@echo "  test       boot, run the suite, judge the console; no ARCH: all arches"
+	@echo "  checkpatch scripts/checkpatch.pl --strict on every patch"
+	@echo "  clean      remove build/\$$ARCH;  distclean: all of build/"
+	@echo ""
+	@echo "Outputs: build/\$$ARCH/ (console.log, kernel/, tests/, initramfs.cpio)"
+
+deps:
+	@scripts/deps.sh
+
+# ---- kernel source: one patched tree for every arch ----------------------
+
+source: $(B)/src/.applied
+
+$(B)/src/.applied: $(SERIES_FILES) scripts/apply-series.sh | deps
+	@mkdir -p $(B)/src
+	@rm -rf $(B)/src/linux-source-6.1 $(SRC).new
+	@echo "  UNPACK  /usr/src/linux-source-6.1.tar.xz"
+	@tar -C $(B)/src -xf /usr/src/linux-source-6.1.tar.xz
+	@mv $(B)/src/linux-source-6.1 $(SRC).new
+	@scripts/apply-series.sh $(SRC).new patches rtc-pl031
+	@# Files a patch touched now or last time get a new mtime, so the
+	@# incremental kernel builds never keep an object of an old hunk.
+	@cat patches/*.patch rtc-pl031/*.patch 2>/dev/null | \
+		sed -n 's|^+++ b/||p' | sort -u >$(B)/src/patched.new
+	@cat $(B)/src/patched.new $(B)/src/patched 2>/dev/null | sort -u | \
+		(cd $(SRC).new && xargs -r touch -c)
+	@mv $(B)/src/patched.new $(B)/src/patched
+	@rm -rf $(SRC) && mv $(SRC).new $(SRC)
+	@touch $@
+
+# ---- config, kernel, headers ----------------------------------------------
+
+config: $(KOUT)/.config
+
+$(KOUT)/.config: $(FRAGMENTS) $(B)/src/.applied scripts/check-config.sh
+	@mkdir -p $(KOUT)
+	@$(KMAKE) -s allnoconfig
+	@cd $(KOUT) && $(SRC)/scripts/kconfig/merge_config.sh -m -O $(KOUT) \
+		$(KOUT)/.config $(addprefix $(TOP)/,$(FRAGMENTS)) >$(KOUT)/merge.log
+	@$(KMAKE) -s olddefconfig
+	@scripts/check-config.sh $@ $(FRAGMENTS) || { rm -f $@; exit 1; }
+
+kernel: $(KOUT)/$(KIMAGE)
+
+$(KOUT)/$(KIMAGE): $(KOUT)/.config FORCE
+	@$(KMAKE) -j$(NPROC) $(notdir $(KIMAGE))
+
+headers: $(HDR)/.stamp
+
+$(HDR)/.stamp: $(KOUT)/.config
+	@$(KMAKE) -s headers_install INSTALL_HDR_PATH=$(HDR)
+	@touch $@
+
+# ---- guest userland ---------------------------------------------------------
+
+TEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	       -isystem $(HDR)/include -D_GNU_SOURCE
+
+tests: $(TEST_BINS)
+
+$(TOUT)/%: tests/%.c tests/lib.c tests/lib.h $(HDR)/.stamp | deps
+	@mkdir -p $(TOUT)
+	@echo "  CC      tests/$*.c ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $< tests/lib.c -lrt
+
+$(TOUT)/order: tests/order
+	@mkdir -p $(TOUT)
+	@sed -e 's/#.*//' -e '/^[[:space:]]*$$/d' $< >$@
+
+$(OUT)/busybox: scripts/fetch-busybox.sh | deps
+	@mkdir -p $(OUT)
+	@scripts/fetch-busybox.sh $(DEB_ARCH) $@
+
+$(B)/host/gen_init_cpio: $(B)/src/.applied
+	@mkdir -p $(B)/host
+	@cc -O2 -o $@ $(SRC)/usr/gen_init_cpio.c
+
+initramfs: $(OUT)/initramfs.cpio
+
+$(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init \
+		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order
+	@boot/initramfs.sh $(OUT)/busybox $(TOP)/boot/init $(TOUT) $(TESTS) \
+		>$(OUT)/initramfs.list
+	@$(B)/host/gen_init_cpio $(OUT)/initramfs.list >$@
+
+dtb: $(DTB)
+
+$(OUT)/guest.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
+	@mkdir -p $(OUT)
+	@$(QENV) boot/make-dtb.sh $@
+
+# ---- booting and judging ----------------------------------------------------
+
+GUEST := kernel initramfs $(DTB)
+
+boot: $(GUEST)
+	@$(QENV) boot/run-qemu.sh interactive
+
+ifeq ($(ARCH_GIVEN),)
+test:
+	@rc=0; for a in $(ARCHES); do \
+		$(MAKE) --no-print-directory ARCH=$$a test-one || rc=1; \
+	done; \
+	scripts/sum-verdicts.sh $(addsuffix /console.log.summary,$(addprefix $(B)/,$(ARCHES))) || rc=1; \
+	exit $$rc
+else
+test: test-one
+endif
+
+test-one: $(GUEST)
+	@rm -f $(OUT)/console.log $(OUT)/console.log.summary
+	@echo "  BOOT    $(ARCH) ($(QEMU_BIN) -M $(QEMU_MACHINE), timeout $(TIMEOUT) s)"
+	@rc=0; $(QENV) boot/run-qemu.sh run >$(OUT)/console.log 2>&1 || rc=$$?; \
+		grep -E '^(not )?ok |^# |STAYAWAKE-RESULT' $(OUT)/console.log || true; \
+		boot/verdict.sh $(ARCH) $(OUT)/console.log $$rc
+
+checkpatch: $(B)/src/.applied
+	@scripts/checkpatch-series.sh $(SRC) patches rtc-pl031
+
+clean:
+	rm -rf $(OUT)
+
+distclean:
+	rm -rf $(B)
+
+FORCE:

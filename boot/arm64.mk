@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# QEMU and toolchain settings for the arm64 guest (data only).
+KARCH        := arm64
+CROSS_COMPILE ?= aarch64-linux-gnu-
+DEB_ARCH     := arm64
+KIMAGE       := arch/arm64/boot/Image
+QEMU_BIN     := qemu-system-aarch64
+QEMU_MACHINE := virt
+QEMU_CPU     := cortex-a57
+QEMU_SMP     := 2
+QEMU_MEM     := 1024
+CONSOLE      := ttyAMA0
+# The guest needs a DTB with a PSCI idle state so that s2idle freezes
+# timekeeping; boot/make-dtb.sh derives it from QEMU's own.
+NEEDS_DTB    := 1
+QEMU_EXTRA   :=

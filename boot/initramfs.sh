@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Write the gen_init_cpio list for the guest initramfs on stdout. No root
+# needed: owners and modes come from the list, not from the build host.
+#
+#   initramfs.sh BUSYBOX INIT TESTDIR TEST...
+set -eu
+
+busybox=$1
+init=$2
+testdir=$3
+shift 3
+
+cat <<LIST
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+nod /dev/null 0666 0 0 c 1 3
+dir /bin 0755 0 0
+dir /sbin 0755 0 0
+dir /proc 0755 0 0
+dir /sys 0755 0 0
+dir /tmp 1777 0 0
+dir /root 0700 0 0
+dir /tests 0755 0 0
+file /bin/busybox $busybox 0755 0 0
+slink /bin/sh busybox 0777 0 0
+file /init $init 0755 0 0
+file /tests/order $testdir/order 0644 0 0
+LIST
+for t in "$@"; do
+	echo "file /tests/$t $testdir/$t 0755 0 0"
+done

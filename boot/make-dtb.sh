@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Derive the arm64 guest's device tree from QEMU's own (dumped with the very
+# options the guest boots with) and add a PSCI retention idle state to every
+# CPU. Without a cpuidle state s2idle never freezes timekeeping, so
+# CLOCK_MONOTONIC would keep running across a suspend and could not witness it.
+#
+#   make-dtb.sh OUT.dtb    (QEMU_* settings in the environment)
+set -eu
+
+out=$1
+tmp=${out%.dtb}.tmp
+here=$(dirname "$0")
+
+"$here/run-qemu.sh" dumpdtb "$tmp.dtb"
+dtc -q -I dtb -O dts -o "$tmp.dts" "$tmp.dtb"
+
+ncpu=$(grep -c 'device_type = "cpu"' "$tmp.dts")
+[ "$ncpu" -ge 1 ] || { echo "make-dtb: no cpu nodes in QEMU's DTB" >&2; exit 1; }
+
+{
+	cat <<'DTS'
+
+/ {
+	cpus {
+		idle-states {
+			entry-method = "psci";
+
+			cpu_retention: cpu-retention {
+				compatible = "arm,idle-state";
+				/* power_state: standby (retention), no power down */
+				arm,psci-suspend-param = <0x00000001>;
+				entry-latency-us = <20>;
+				exit-latency-us = <40>;
+				min-residency-us = <100>;
+			};
+		};
+DTS
+	i=0
+	while [ "$i" -lt "$ncpu" ]; do
+		printf '\t\tcpu@%x {\n\t\t\tcpu-idle-states = <&cpu_retention>;\n\t\t};\n' "$i"
+		i=$((i + 1))
+	done
+	printf '\t};\n};\n'
+} >>"$tmp.dts"
+
+dtc -q -I dts -O dtb -o "$out" "$tmp.dts"
+rm -f "$tmp.dtb"

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# QEMU and toolchain settings for the x86_64 guest (data only).
+KARCH        := x86_64
+CROSS_COMPILE ?=
+DEB_ARCH     := amd64
+KIMAGE       := arch/x86/boot/bzImage
+QEMU_BIN     := qemu-system-x86_64
+# pc, not q35: q35 did not power off after an S3 resume.
+QEMU_MACHINE := pc
+QEMU_CPU     := qemu64
+# -smp 2 hung at boot under -icount; keep one CPU.
+QEMU_SMP     := 1
+QEMU_MEM     := 1024
+CONSOLE      := ttyS0
+NEEDS_DTB    :=
+QEMU_EXTRA   :=

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Install what the build needs from Debian's packages. Idempotent: one
+# dpkg-query when everything is there.
+set -eu
+
+PKGS="linux-source-6.1 gcc gcc-aarch64-linux-gnu libc6-dev libc6-dev-arm64-cross
+qemu-system-arm qemu-system-x86 u-boot-tools u-boot-qemu device-tree-compiler
+busybox-static bc bison flex libssl-dev libelf-dev cpio ccache make xz-utils
+patch git perl python3 kmod"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*" installed") ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+# busybox-static:arm64 is downloaded, not installed (it would replace the
+# host's); its package lists need the foreign architecture.
+foreign=0
+dpkg --print-foreign-architectures | grep -qx arm64 || foreign=1
+
+[ -z "$missing" ] && [ "$foreign" = 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing:$missing; run 'make deps' as root" >&2
+	exit 1
+fi
+[ "$foreign" = 1 ] && dpkg --add-architecture arm64
+echo "deps: installing:$missing"
+apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing

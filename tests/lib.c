@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared helper for the stayawake guest tests; see lib.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/rtc.h>
+
+#include "lib.h"
+
+static const char *tap_name = "test";
+static int tap_num, tap_pass, tap_fail, tap_skipped;
+
+void tap_init(const char *name)
+{
+	tap_name = name;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n# %s\n", name);
+}
+
+static void vline(const char *fmt, va_list ap)
+{
+	if (fmt && *fmt) {
+		printf(" # ");
+		vprintf(fmt, ap);
+	}
+	printf("\n");
+}
+
+bool tap_check(bool cond, const char *caze, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_num++;
+	if (cond)
+		tap_pass++;
+	else
+		tap_fail++;
+	printf("%sok %d %s: %s", cond ? "" : "not ", tap_num, tap_name, caze);
+	va_start(ap, fmt);
+	vline(fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+void tap_skip(const char *caze, const char *why)
+{
+	tap_num++;
+	tap_skipped++;
+	printf("ok %d %s: %s # SKIP %s\n", tap_num, tap_name, caze, why);
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+void tap_bail(const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_num++;
+	tap_fail++;
+	printf("not ok %d %s: setup # ", tap_num, tap_name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(tap_done());
+}
+
+int tap_done(void)
+{
+	printf("1..%d\n", tap_num);
+	printf("# %s: %d passed, %d failed, %d skipped\n", tap_name,
+	       tap_pass - tap_skipped, tap_fail, tap_skipped);
+	fflush(stdout);
+	if (tap_fail)
+		return 1;
+	return tap_pass == tap_skipped ? KSFT_SKIP : 0;
+}
+
+int64_t clock_ns(int clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clockid, &ts))
+		tap_bail("clock_gettime(%d): %s", clockid, strerror(errno));
+	return ts.tv_sec * SEC_NS + ts.tv_nsec;
+}
+
+void clock_pair_read(struct clock_pair *p)
+{
+	/* MONOTONIC inside BOOTTIME reads: the pair is as tight as we get. */
+	int64_t b1 = clock_ns(CLOCK_BOOTTIME);
+	int64_t m = clock_ns(CLOCK_MONOTONIC);
+	int64_t b2 = clock_ns(CLOCK_BOOTTIME);
+
+	p->boot = b1 + (b2 - b1) / 2;
+	p->mono = m;
+}
+
+int64_t clock_pair_suspended_ns(const struct clock_pair *a,
+				const struct clock_pair *b)
+{
+	return (b->boot - a->boot) - (b->mono - a->mono);
+}
+
+long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+long suspend_success(void)
+{
+	return read_long("/sys/power/suspend_stats/success");
+}
+
+bool wakeup_stat(const char *name, struct wakeup_stat *st)
+{
+	FILE *f = fopen("/sys/kernel/debug/wakeup_sources", "r");
+	char line[512], n[128];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long since;
+		unsigned long a, e, w, x;
+
+		if (sscanf(line, "%127s %lu %lu %lu %lu %llu", n, &a, &e, &w,
+			   &x, &since) != 6)
+			continue;
+		if (strcmp(n, name))
+			continue;
+		st->active_count = a;
+		st->event_count = e;
+		st->wakeup_count = w;
+		st->active_since_ms = since;
+		found = true;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+int rtc_parent_name(const char *rtc, char *buf, int len)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/rtc/%s/device", rtc);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = 0;
+	snprintf(buf, len, "%s", basename(target));
+	return 0;
+}
+
+int rtc_arm_alarm(int secs)
+{
+	struct rtc_wkalrm alm = { .enabled = 1 };
+	struct rtc_time tm;
+	struct tm t;
+	time_t now;
+	int fd, err = 0;
+
+	fd = open("/dev/rtc0", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, RTC_RD_TIME, &tm)) {
+		err = -errno;
+		goto out;
+	}
+	memset(&t, 0, sizeof(t));
+	t.tm_sec = tm.tm_sec;
+	t.tm_min = tm.tm_min;
+	t.tm_hour = tm.tm_hour;
+	t.tm_mday = tm.tm_mday;
+	t.tm_mon = tm.tm_mon;
+	t.tm_year = tm.tm_year;
+	now = timegm(&t) + secs;
+	gmtime_r(&now, &t);
+	alm.time.tm_sec = t.tm_sec;
+	alm.time.tm_min = t.tm_min;
+	alm.time.tm_hour = t.tm_hour;
+	alm.time.tm_mday = t.tm_mday;
+	alm.time.tm_mon = t.tm_mon;
+	alm.time.tm_year = t.tm_year;
+	alm.time.tm_wday = -1;
+	alm.time.tm_yday = -1;
+	alm.time.tm_isdst = -1;
+	if (ioctl(fd, RTC_WKALM_SET, &alm))
+		err = -errno;
+out:
+	close(fd);
+	return err;
+}

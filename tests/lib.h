@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helper for the stayawake guest tests: TAP output and the kernel's
+ * own witnesses (clocks, suspend_stats, wakeup_sources).
+ */
+#ifndef STAYAWAKE_TEST_LIB_H
+#define STAYAWAKE_TEST_LIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KSFT_SKIP 4
+
+/* TAP: one line per case, numbered; tap_done() prints the plan and totals. */
+void tap_init(const char *name);
+bool tap_check(bool cond, const char *caze, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void tap_skip(const char *caze, const char *why);
+int tap_done(void);
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Abort the whole program as one failed case. */
+void tap_bail(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
+	__attribute__((noreturn));
+
+/* Clocks, in nanoseconds. */
+int64_t clock_ns(int clockid);
+
+struct clock_pair {
+	int64_t boot;
+	int64_t mono;
+};
+
+void clock_pair_read(struct clock_pair *p);
+/* How much longer BOOTTIME ran than MONOTONIC between a and b: time suspended. */
+int64_t clock_pair_suspended_ns(const struct clock_pair *a,
+				 const struct clock_pair *b);
+
+/* sysfs/debugfs numbers; -1 when unreadable. */
+long read_long(const char *path);
+int write_str(const char *path, const char *s);
+long suspend_success(void);
+
+struct wakeup_stat {
+	unsigned long active_count;
+	unsigned long event_count;
+	unsigned long wakeup_count;
+	unsigned long long active_since_ms;
+};
+
+/* One source from /sys/kernel/debug/wakeup_sources; false if not listed. */
+bool wakeup_stat(const char *name, struct wakeup_stat *st);
+
+/* Name of the device behind /dev/rtcN (its wakeup source's name). */
+int rtc_parent_name(const char *rtc, char *buf, int len);
+
+/* Arm the RTC wake alarm 'secs' from now through /dev/rtc0. */
+int rtc_arm_alarm(int secs);
+
+#define SEC_NS 1000000000LL
+
+#endif
