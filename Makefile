@@ -39,7 +39,7 @@ QENV     := QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_CPU=$(QEMU_CPU) QEMU_SMP=$(QEMU_SMP) QEMU_MEM=$(QEMU_MEM) \
 	    QEMU_EXTRA="$(QEMU_EXTRA)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
-	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) APPEND="pm_debug_messages $(APPEND)"
+	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) APPEND="loglevel=8 pm_debug_messages $(APPEND)"
 
 .PHONY: help deps source config kernel headers tests initramfs dtb boot \
 	test test-one clean distclean checkpatch
@@ -152,6 +152,7 @@ $(OUT)/guest.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
 
 GUEST := kernel initramfs $(DTB)
 
+boot: APPEND += sa.shell
 boot: $(GUEST)
 	@$(QENV) boot/run-qemu.sh interactive
 
