@@ -84,7 +84,7 @@ $(B)/src/.applied: $(SERIES_FILES) scripts/apply-series.sh | deps
 	@cat $(B)/src/patched.new $(B)/src/patched 2>/dev/null | sort -u | \
 		(cd $(SRC).new && xargs -r touch -c)
 	@mv $(B)/src/patched.new $(B)/src/patched
-	@rm -rf $(SRC) && mv $(SRC).new $(SRC)
+	@rm -rf $(SRC) $(B)/src/checkpatch-root && mv $(SRC).new $(SRC)
 	@touch $@
 
 # ---- config, kernel, headers ----------------------------------------------

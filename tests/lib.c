@@ -232,3 +232,54 @@ out:
 	close(fd);
 	return err;
 }
+
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+int sys_sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags)
+{
+	return syscall(SYS_sched_setattr, pid, attr, flags);
+}
+
+int sys_sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size,
+		      unsigned int flags)
+{
+	return syscall(SYS_sched_getattr, pid, attr, size, flags);
+}
+
+int stayawake_mark(pid_t pid, bool on)
+{
+	struct sched_param sp = { 0 };
+
+	return sched_setscheduler(pid, SCHED_OTHER | (on ? SCHED_STAYAWAKE : 0),
+				  &sp);
+}
+
+bool stayawake_source_active(void)
+{
+	struct wakeup_stat st;
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 3000000;
+
+	while (clock_ns(CLOCK_MONOTONIC) < end)
+		;
+	if (!wakeup_stat("stayawake", &st))
+		return false;
+	return st.active_since_ms > 0;
+}
+
+int drop_cap_block_suspend(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int i = CAP_BLOCK_SUSPEND / 32;
+	unsigned int bit = 1u << (CAP_BLOCK_SUSPEND % 32);
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[i].effective &= ~bit;
+	data[i].permitted &= ~bit;
+	data[i].inheritable &= ~bit;
+	return syscall(SYS_capset, &hdr, data);
+}

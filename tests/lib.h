@@ -58,4 +58,25 @@ int rtc_arm_alarm(int secs);
 
 #define SEC_NS 1000000000LL
 
+
+/* SCHED_STAYAWAKE helpers (uapi values come from the patched headers). */
+#include <sched.h>
+#include <sys/types.h>
+#include <linux/sched.h>
+/* The uapi struct sched_param clashes with glibc's: take only sched_attr. */
+#define sched_param __uapi_sched_param
+#include <linux/sched/types.h>
+#undef sched_param
+
+int sys_sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags);
+int sys_sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size,
+		      unsigned int flags);
+/* sched_setscheduler(pid, SCHED_OTHER | (on ? SCHED_STAYAWAKE : 0)) */
+int stayawake_mark(pid_t pid, bool on);
+/* Is the "stayawake" wakeup source active? Spins 3 ms on MONOTONIC first so
+ * that debugfs's millisecond active_since cannot read 0 for an active one. */
+bool stayawake_source_active(void);
+/* Drop CAP_BLOCK_SUSPEND from the calling process (all sets). */
+int drop_cap_block_suspend(void);
+
 #endif

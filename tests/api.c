@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_STAYAWAKE API: set and clear through sched_setscheduler() and
+ * sched_setattr(), both getters, another pid, CAP_BLOCK_SUSPEND, junk bits,
+ * fork, exec, exit, kernel threads. Witnesses: the getters and the
+ * "stayawake" wakeup source in /sys/kernel/debug/wakeup_sources.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+static int getflags(pid_t pid)
+{
+	struct sched_attr a = { .size = sizeof(a) };
+
+	if (sys_sched_getattr(pid, &a, sizeof(a), 0))
+		return -1;
+	return a.sched_flags;
+}
+
+static int setattr(pid_t pid, int policy, unsigned long long flags)
+{
+	struct sched_attr a = {
+		.size = sizeof(a),
+		.sched_policy = policy,
+		.sched_flags = flags,
+	};
+
+	return sys_sched_setattr(pid, &a, 0) ? -errno : 0;
+}
+
+static int mark(pid_t pid, bool on)
+{
+	return stayawake_mark(pid, on) ? -errno : 0;
+}
+
+/* A child that waits until killed; returns its pid. */
+static pid_t idle_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* Run fn in a child; its exit status is the result (0 = yes). */
+static int in_child(int (*fn)(void))
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn());
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int child_marked_after_fork(void)
+{
+	return sched_getscheduler(0) & SCHED_STAYAWAKE ? 1 : 0;
+}
+
+static int child_without_cap(void)
+{
+	if (mark(0, true))
+		return 2;	/* setup: could not mark itself */
+	if (drop_cap_block_suspend())
+		return 3;
+	if (mark(0, true) != -EPERM)
+		return 4;	/* setting must need the capability */
+	if (setattr(0, 0, SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE) != -EPERM)
+		return 5;
+	if (mark(0, false))
+		return 6;	/* clearing must not */
+	return sched_getscheduler(0) & SCHED_STAYAWAKE ? 7 : 0;
+}
+
+static void test_exec(const char *self)
+{
+	int st = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (mark(0, true))
+			_exit(2);
+		execl(self, self, "--report-marked", (char *)NULL);
+		_exit(3);
+	}
+	waitpid(pid, &st, 0);
+	tap_check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mark kept across exec",
+		  "exec'd child reported status %d", WEXITSTATUS(st));
+}
+
+int main(int argc, char **argv)
+{
+	struct wakeup_stat w0, w1;
+	int r, pol;
+	pid_t c;
+
+	if (argc > 1 && !strcmp(argv[1], "--report-marked"))
+		return sched_getscheduler(0) == SCHED_STAYAWAKE ? 0 : 1;
+
+	tap_init("api");
+	if (!wakeup_stat("stayawake", &w0))
+		tap_bail("no 'stayawake' wakeup source: kernel without SCHED_STAYAWAKE?");
+
+	pol = sched_getscheduler(0);
+	tap_check(pol == SCHED_OTHER, "unmarked at start", "policy %#x", pol);
+	tap_check(!stayawake_source_active(), "source idle with no marked task", "");
+
+	r = mark(0, true);
+	pol = sched_getscheduler(0);
+	tap_check(!r && pol == (SCHED_OTHER | SCHED_STAYAWAKE),
+		  "sched_setscheduler(SCHED_STAYAWAKE) marks", "ret %d, policy %#x",
+		  r, pol);
+	wakeup_stat("stayawake", &w1);
+	tap_check(stayawake_source_active() &&
+		  w1.active_count == w0.active_count + 1,
+		  "stayawake source active while marked",
+		  "active_count %lu->%lu", w0.active_count, w1.active_count);
+	r = getflags(0);
+	tap_check(r >= 0 && (r & SCHED_FLAG_STAYAWAKE), "sched_getattr reports the flag",
+		  "sched_flags %#x", r);
+
+	r = mark(0, false);
+	pol = sched_getscheduler(0);
+	tap_check(!r && pol == SCHED_OTHER && !stayawake_source_active(),
+		  "sched_setscheduler(SCHED_OTHER) clears", "policy %#x", pol);
+
+	/* sched_setattr: the flag alone, keeping policy and parameters. */
+	setattr(0, SCHED_BATCH, 0);
+	r = setattr(0, 0, SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE);
+	pol = sched_getscheduler(0);
+	tap_check(!r && pol == (SCHED_BATCH | SCHED_STAYAWAKE) &&
+		  stayawake_source_active(),
+		  "sched_setattr(KEEP_ALL | STAYAWAKE) sets, policy kept",
+		  "ret %d, policy %#x", r, pol);
+	r = setattr(0, 0, SCHED_FLAG_KEEP_ALL);
+	pol = sched_getscheduler(0);
+	tap_check(!r && pol == SCHED_BATCH && !stayawake_source_active(),
+		  "sched_setattr(KEEP_ALL) clears, policy kept",
+		  "ret %d, policy %#x", r, pol);
+	setattr(0, SCHED_OTHER, 0);
+
+	/* Junk. */
+	{
+		struct sched_param sp = { 0 };
+
+		r = sched_setscheduler(0, SCHED_OTHER | 0x01000000, &sp) ? errno : 0;
+		tap_check(r == EINVAL, "partial SCHED_STAYAWAKE bits are EINVAL",
+			  "errno %d", r);
+		r = setattr(0, SCHED_OTHER, 0x100);
+		tap_check(r == -EINVAL, "unknown sched_setattr flag is EINVAL",
+			  "ret %d", r);
+		r = mark(2, true);
+		tap_check(r == -EINVAL, "a kernel thread cannot be marked",
+			  "kthreadd: ret %d", r);
+		tap_check(!(sched_getscheduler(0) & SCHED_STAYAWAKE) &&
+			  !stayawake_source_active(), "junk changed nothing", "");
+	}
+
+	/* Another task, by pid. */
+	c = idle_child();
+	r = mark(c, true);
+	pol = sched_getscheduler(c);
+	tap_check(!r && (pol & SCHED_STAYAWAKE) &&
+		  !(sched_getscheduler(0) & SCHED_STAYAWAKE) &&
+		  stayawake_source_active(),
+		  "marks the target pid, not the caller", "child policy %#x", pol);
+	reap(c);
+	tap_check(!stayawake_source_active(), "exit of a marked task drops its hold",
+		  "");
+
+	/* fork: the child starts unmarked. */
+	mark(0, true);
+	r = in_child(child_marked_after_fork);
+	tap_check(r == 0, "fork child is not marked", "child status %d", r);
+	mark(0, false);
+
+	test_exec(argv[0]);
+
+	r = in_child(child_without_cap);
+	tap_check(r == 0, "without CAP_BLOCK_SUSPEND: set EPERM, clear works",
+		  "child status %d", r);
+
+	tap_check(!stayawake_source_active(), "source idle at the end", "");
+	return tap_done();
+}
