@@ -30,7 +30,9 @@ SERIES_FILES := patches/series rtc-pl031/series \
 		$(wildcard patches/*.patch rtc-pl031/*.patch)
 FRAGMENTS := arch-configs/common.config arch-configs/$(ARCH).config
 TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/order)
-TEST_BINS := $(addprefix $(TOUT)/,$(TESTS))
+# Programs the tests run, not tests themselves.
+TEST_HELPERS := suspend-block-test
+TEST_BINS := $(addprefix $(TOUT)/,$(TESTS) $(TEST_HELPERS))
 KMAKE    := $(MAKE) -C $(SRC) O=$(KOUT) ARCH=$(KARCH) \
 	    CROSS_COMPILE=$(CROSS_COMPILE) CC="ccache $(CROSS_COMPILE)gcc" \
 	    KBUILD_BUILD_USER=stayawake KBUILD_BUILD_HOST=qemu
@@ -120,7 +122,13 @@ tests: $(TEST_BINS)
 $(TOUT)/%: tests/%.c tests/lib.c tests/lib.h $(HDR)/.stamp | deps
 	@mkdir -p $(TOUT)
 	@echo "  CC      tests/$*.c ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $< tests/lib.c -lrt
+	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $< tests/lib.c -lrt -pthread
+
+# The RFC's program, built as it was posted: its warnings are not ours.
+$(TOUT)/suspend-block-test: tests/rfc/suspend-block-test.c $(HDR)/.stamp | deps
+	@mkdir -p $(TOUT)
+	@echo "  CC      $< ($(ARCH), unmodified)"
+	@$(CROSS_COMPILE)gcc -static -O2 -w -isystem $(HDR)/include -o $@ $< -lrt
 
 $(TOUT)/order: tests/order
 	@mkdir -p $(TOUT)
@@ -138,7 +146,8 @@ initramfs: $(OUT)/initramfs.cpio
 
 $(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init \
 		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order
-	@boot/initramfs.sh $(OUT)/busybox $(TOP)/boot/init $(TOUT) $(TESTS) \
+	@boot/initramfs.sh $(OUT)/busybox $(TOP)/boot/init $(TOUT) \
+		$(TESTS) $(TEST_HELPERS) \
 		>$(OUT)/initramfs.list
 	@$(B)/host/gen_init_cpio $(OUT)/initramfs.list >$@
 

@@ -122,7 +122,8 @@ int main(int argc, char **argv)
 
 	pol = sched_getscheduler(0);
 	tap_check(pol == SCHED_OTHER, "unmarked at start", "policy %#x", pol);
-	tap_check(!stayawake_source_active(), "source idle with no marked task", "");
+	tap_check(!stayawake_source_active(), "source idle with no marked task", "%s",
+		  stayawake_source_str());
 
 	r = mark(0, true);
 	pol = sched_getscheduler(0);
@@ -172,7 +173,8 @@ int main(int argc, char **argv)
 		tap_check(r == -EINVAL, "a kernel thread cannot be marked",
 			  "kthreadd: ret %d", r);
 		tap_check(!(sched_getscheduler(0) & SCHED_STAYAWAKE) &&
-			  !stayawake_source_active(), "junk changed nothing", "");
+			  !stayawake_source_active(), "junk changed nothing", "%s",
+			  stayawake_source_str());
 	}
 
 	/* Another task, by pid. */
@@ -185,7 +187,7 @@ int main(int argc, char **argv)
 		  "marks the target pid, not the caller", "child policy %#x", pol);
 	reap(c);
 	tap_check(!stayawake_source_active(), "exit of a marked task drops its hold",
-		  "");
+		  "%s", stayawake_source_str());
 
 	/* fork: the child starts unmarked. */
 	mark(0, true);
@@ -199,6 +201,7 @@ int main(int argc, char **argv)
 	tap_check(r == 0, "without CAP_BLOCK_SUSPEND: set EPERM, clear works",
 		  "child status %d", r);
 
-	tap_check(!stayawake_source_active(), "source idle at the end", "");
+	tap_check(!stayawake_source_active(), "source idle at the end", "%s",
+		  stayawake_source_str());
 	return tap_done();
 }

@@ -267,6 +267,18 @@ bool stayawake_source_active(void)
 	return st.active_since_ms > 0;
 }
 
+const char *stayawake_source_str(void)
+{
+	static char buf[128];
+	struct wakeup_stat st;
+
+	if (!wakeup_stat("stayawake", &st))
+		return "no stayawake source";
+	snprintf(buf, sizeof(buf), "stayawake active_count %lu active_since %llu ms",
+		 st.active_count, st.active_since_ms);
+	return buf;
+}
+
 int drop_cap_block_suspend(void)
 {
 	struct __user_cap_header_struct hdr = {

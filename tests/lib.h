@@ -76,6 +76,8 @@ int stayawake_mark(pid_t pid, bool on);
 /* Is the "stayawake" wakeup source active? Spins 3 ms on MONOTONIC first so
  * that debugfs's millisecond active_since cannot read 0 for an active one. */
 bool stayawake_source_active(void);
+/* The source's counters, for a TAP witness (static buffer). */
+const char *stayawake_source_str(void);
 /* Drop CAP_BLOCK_SUSPEND from the calling process (all sets). */
 int drop_cap_block_suspend(void);
 

@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Regenerate a series directory from a git tree of the kernel with
+# git format-patch: patches are changed by editing commits, never hunks.
+# The series file keeps its leading comment lines.
+#
+#   export-series.sh GIT_TREE BASE..TIP DIR
+set -eu
+
+tree=$1
+range=$2
+dir=$3
+
+header=$(sed -n '/^#/p;/^[^#]/q' "$dir/series" 2>/dev/null || true)
+rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
+git -C "$tree" format-patch -q --no-signature -o "$(cd "$dir" && pwd)" "$range"
+{
+	[ -n "$header" ] && printf '%s\n' "$header"
+	(cd "$dir" && ls [0-9][0-9][0-9][0-9]-*.patch)
+} >"$dir/series"
+echo "export: $(grep -vc '^#' "$dir/series") patches in $dir"

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lifetime of the mark: important tasks that exit while running, while
+ * deboosted in an alarm sleep, while blocked elsewhere; multi-threaded
+ * processes; fork children; exec. Afterwards the stayawake source is idle and
+ * the system suspends.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+enum how { RUNNING, ALARM_SLEEP, PIPE_READ, THREADS };
+
+static int ready[2];
+
+static void say_ready(void)
+{
+	if (write(ready[1], "r", 1) != 1)
+		_exit(3);
+}
+
+static void *marked_thread(void *arg)
+{
+	if (stayawake_mark(0, true))
+		_exit(2);
+	say_ready();
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void child(enum how how)
+{
+	struct timespec ts = { .tv_sec = 3600 };
+	pthread_t t;
+	int p[2];
+	char c;
+
+	switch (how) {
+	case RUNNING:
+		if (stayawake_mark(0, true))
+			_exit(2);
+		say_ready();
+		for (;;)
+			;
+	case ALARM_SLEEP:
+		if (stayawake_mark(0, true))
+			_exit(2);
+		say_ready();
+		clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
+		_exit(4);
+	case PIPE_READ:
+		if (stayawake_mark(0, true) || pipe(p))
+			_exit(2);
+		say_ready();
+		(void)!read(p[0], &c, 1);
+		_exit(4);
+	case THREADS:
+		for (int i = 0; i < 3; i++)
+			if (pthread_create(&t, NULL, marked_thread, NULL))
+				_exit(2);
+		for (;;)
+			pause();
+	}
+}
+
+/* Start a marked child; return once it is in the state we want it in. */
+static pid_t start(enum how how, int marks)
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		tap_bail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0)
+		child(how);
+	while (marks--)
+		if (read(ready[0], &c, 1) != 1)
+			tap_bail("child %d did not start", pid);
+	close(ready[0]);
+	close(ready[1]);
+	return pid;
+}
+
+/* Wait (up to 5 s) until the source reaches the wanted state. */
+static bool source_becomes(bool active)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
+
+	while (stayawake_source_active() != active)
+		if (clock_ns(CLOCK_MONOTONIC) > end)
+			return false;
+	return true;
+}
+
+static void exits(const char *what, enum how how, int marks, bool deboosted)
+{
+	bool before;
+	pid_t pid = start(how, marks);
+
+	before = source_becomes(!deboosted);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	tap_check(before && source_becomes(false), what, "source %s before the kill; %s",
+		  deboosted ? "idle" : "active", stayawake_source_str());
+}
+
+static int fork_and_exec(const char *self)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (stayawake_mark(0, true))
+			_exit(2);
+		/* The fork child of a marked task is not marked ... */
+		if (fork() == 0)
+			_exit(sched_getscheduler(0) & SCHED_STAYAWAKE ? 5 : 0);
+		wait(&st);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			_exit(6);
+		/* ... and the mark survives exec, then exit drops it. */
+		execl(self, self, "--exit-marked", (char *)NULL);
+		_exit(3);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+int main(int argc, char **argv)
+{
+	struct clock_pair c0, c1;
+	long s0, s1;
+	int err, r;
+
+	if (argc > 1 && !strcmp(argv[1], "--exit-marked"))
+		return sched_getscheduler(0) & SCHED_STAYAWAKE ? 0 : 7;
+
+	tap_init("lifetime");
+	exits("exit while running drops the hold", RUNNING, 1, false);
+	exits("exit while deboosted in an alarm sleep", ALARM_SLEEP, 1, true);
+	exits("exit while blocked on a pipe drops the hold", PIPE_READ, 1, false);
+	exits("multi-threaded process with 3 marked threads", THREADS, 3, false);
+
+	r = fork_and_exec(argv[0]);
+	tap_check(r == 0 && source_becomes(false),
+		  "fork child unmarked, exec keeps the mark, exit drops it",
+		  "status %d; %s", r, stayawake_source_str());
+
+	s0 = suspend_success();
+	clock_pair_read(&c0);
+	err = rtc_arm_alarm(4);
+	if (!err)
+		err = write_str("/sys/power/state", "mem");
+	clock_pair_read(&c1);
+	s1 = suspend_success();
+	tap_check(!err && s1 == s0 + 1, "the system suspends afterwards",
+		  "success %ld->%ld, suspended %.2f s", s0, s1,
+		  clock_pair_suspended_ns(&c0, &c1) / 1e9);
+	return tap_done();
+}
