@@ -25,6 +25,8 @@ APPEND   ?=
 # ccache lives outside the repo so a fresh clone still builds warm.
 export CCACHE_DIR ?= $(HOME)/.cache/stayawake-ccache
 export CCACHE_MAXSIZE ?= 5G
+# Paths relative to the checkout, so a clone elsewhere (CI) hits the cache.
+export CCACHE_BASEDIR ?= $(TOP)
 
 SERIES_FILES := patches/series rtc-pl031/series \
 		$(wildcard patches/*.patch rtc-pl031/*.patch)
@@ -41,7 +43,7 @@ QENV     := QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_CPU=$(QEMU_CPU) QEMU_SMP=$(QEMU_SMP) QEMU_MEM=$(QEMU_MEM) \
 	    QEMU_EXTRA="$(QEMU_EXTRA)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
-	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) APPEND="loglevel=8 pm_debug_messages $(APPEND)"
+	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) APPEND="loglevel=6 pm_debug_messages $(APPEND)"
 
 .PHONY: help deps source config kernel headers tests initramfs dtb boot \
 	test test-one clean distclean checkpatch

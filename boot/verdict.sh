@@ -19,7 +19,7 @@ fail() {
 
 # Kernel reports that make any run red (rcutorture's console-badness set,
 # plus lockdep and KASAN signatures).
-badness='WARNING:|BUG:|Oops|Call Trace:|Kernel panic|INFO: possible|possible recursive locking|possible circular locking|inconsistent lock state|KASAN:|UBSAN:|kernel BUG'
+badness='WARNING:|BUG:|Oops|Call [Tt]race:|Kernel panic|INFO: possible|possible recursive locking|possible circular locking|inconsistent lock state|KASAN:|UBSAN:|kernel BUG'
 
 result=$(sed -n 's/.*STAYAWAKE-RESULT passed=\([0-9]*\) failed=\([0-9]*\).*/\1 \2/p' "$log" | tail -n 1)
 if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then

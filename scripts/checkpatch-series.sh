@@ -9,6 +9,7 @@ set -eu
 export PATH=/usr/bin:$PATH
 tree=$1
 shift
+top=$(pwd)
 
 # spdxcheck.py reads LICENSES/ from a git repository at checkpatch's --root.
 # The unpacked tree is no repository (and must not become one: setlocalversion
@@ -31,7 +32,10 @@ n=0
 for dir in "$@"; do
 	for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$dir/series"); do
 		n=$((n + 1))
-		if ! "$root/scripts/checkpatch.pl" --root="$root" --strict -q "$dir/$p"; then
+		# From the root, not from a git checkout of ours: checkpatch
+		# looks at the git tree it runs in.
+		if ! (cd "$root" && ./scripts/checkpatch.pl --strict -q \
+			"$top/$dir/$p"); then
 			echo "checkpatch: $dir/$p is not clean" >&2
 			bad=1
 		fi

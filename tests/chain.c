@@ -87,7 +87,7 @@ int main(void)
 {
 	struct timespec ts = { .tv_sec = 5 };
 	int deboost, start, reboost, zero = -1, i, err;
-	char path[64] = "";
+	char path[160] = "";
 	long s0, s1;
 	pid_t sus;
 
@@ -133,12 +133,14 @@ int main(void)
 	if (deboost < 0 || reboost < 0)
 		tap_bail("no deboost/reboost in the trace (%d, %d)", deboost, reboost);
 
-	/* The chain as it happened, for the witness. */
-	for (i = start < 0 ? reboost : start; i <= reboost; i++) {
-		if (!ev[i].activate || strlen(path) > 40)
+	/* The activations after the deboost as they happened, for the witness. */
+	for (i = deboost + 1; i < nev; i++) {
+		if (!ev[i].activate || strlen(path) + strlen(ev[i].name) + 2 >=
+				       sizeof(path))
 			continue;
-		strncat(path, ev[i].name, sizeof(path) - strlen(path) - 8);
-		strcat(path, i == reboost ? "" : ">");
+		if (*path)
+			strcat(path, ">");
+		strcat(path, ev[i].name);
 	}
 	if (start < 0 || start > reboost) {
 		tap_check(start >= 0, "RTC wake handled after the reboost",

@@ -155,15 +155,33 @@ int main(int argc, char **argv)
 		  "fork child unmarked, exec keeps the mark, exit drops it",
 		  "status %d; %s", r, stayawake_source_str());
 
+	/* Traced, so that a failure shows which wakeup source stood in the way. */
 	s0 = suspend_success();
 	clock_pair_read(&c0);
+	write_str("/sys/kernel/tracing/trace", "");
+	write_str("/sys/kernel/tracing/events/power/wakeup_source_activate/enable", "1");
+	write_str("/sys/kernel/tracing/events/power/wakeup_source_deactivate/enable", "1");
+	write_str("/sys/kernel/tracing/tracing_on", "1");
 	err = rtc_arm_alarm(4);
 	if (!err)
 		err = write_str("/sys/power/state", "mem");
+	write_str("/sys/kernel/tracing/tracing_on", "0");
+	write_str("/sys/kernel/tracing/events/power/wakeup_source_activate/enable", "0");
+	write_str("/sys/kernel/tracing/events/power/wakeup_source_deactivate/enable", "0");
 	clock_pair_read(&c1);
 	s1 = suspend_success();
-	tap_check(!err && s1 == s0 + 1, "the system suspends afterwards",
-		  "success %ld->%ld, suspended %.2f s", s0, s1,
-		  clock_pair_suspended_ns(&c0, &c1) / 1e9);
+	if (!tap_check(!err && s1 == s0 + 1, "the system suspends afterwards",
+		       "write: %s, success %ld->%ld, suspended %.2f s",
+		       err ? strerror(-err) : "ok", s0, s1,
+		       clock_pair_suspended_ns(&c0, &c1) / 1e9)) {
+		char line[256];
+		FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (line[0] != '#')
+				tap_diag("trace: %.*s", (int)strcspn(line, "\n"), line);
+		if (f)
+			fclose(f);
+	}
 	return tap_done();
 }
