@@ -26,7 +26,8 @@ if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
 	fail "guest timed out (no power-off before the host's limit)"
 fi
 if [ -z "$result" ]; then
-	fail "no STAYAWAKE-RESULT sentinel: the guest hung, panicked or init died"
+	last=$(sed -n 's/^# ---- //p' "$log" | tail -n 1)
+	fail "no STAYAWAKE-RESULT sentinel: the guest hung, panicked or init died${last:+ (in test '$last')}"
 	result="0 1"
 fi
 set -- $result
