@@ -43,10 +43,12 @@ QENV     := QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_CPU=$(QEMU_CPU) QEMU_SMP=$(QEMU_SMP) QEMU_MEM=$(QEMU_MEM) \
 	    QEMU_EXTRA="$(QEMU_EXTRA)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
-	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) APPEND="loglevel=6 pm_debug_messages $(APPEND)"
+	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) APPEND="loglevel=6 pm_debug_messages $(APPEND)" \
+	    UBOOT_BIN=$(UBOOT_BIN) UBOOT_FLASH=$(OUT)/uboot-flash1.img \
+	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR)
 
 .PHONY: help deps source config kernel headers tests initramfs dtb boot \
-	test test-one clean distclean checkpatch
+	test test-one test-uboot fit clean distclean checkpatch bisect-check
 
 help:
 	@echo "stayawake: opportunistic suspend for Linux 6.1 (SCHED_STAYAWAKE)"
@@ -62,7 +64,10 @@ help:
 	@echo "  initramfs  busybox-static + tests + boot/init, built without root"
 	@echo "  boot       boot the guest on this terminal (Ctrl-a x quits)"
 	@echo "  test       boot, run the suite, judge the console; no ARCH: all arches"
+	@echo "  fit        arm64: build/arm64/stayawake.itb (kernel, dtb, initramfs)"
+	@echo "  test-uboot arm64: the suite booted through U-Boot and the FIT image"
 	@echo "  checkpatch scripts/checkpatch.pl --strict on every patch"
+	@echo "  bisect-check  build after every patch, and with the feature off"
 	@echo "  clean      remove build/\$$ARCH;  distclean: all of build/"
 	@echo ""
 	@echo "Outputs: build/\$$ARCH/ (console.log, kernel/, tests/, initramfs.cpio)"
@@ -159,6 +164,35 @@ $(OUT)/guest.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
 	@mkdir -p $(OUT)
 	@$(QENV) boot/make-dtb.sh $@
 
+# ---- U-Boot FIT image (arm64) ----------------------------------------------
+
+GUEST_BOOTARGS = console=$(CONSOLE) panic=-1 oops=panic loglevel=6 \
+		 pm_debug_messages $(APPEND)
+
+fit: $(OUT)/stayawake.itb
+
+# The device tree QEMU gives a guest that boots with U-Boot as firmware.
+$(OUT)/guest-uboot.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
+	@mkdir -p $(OUT)
+	@$(QENV) boot/make-dtb.sh $@ uboot
+
+$(OUT)/stayawake.itb: boot/stayawake.its kernel initramfs $(OUT)/guest-uboot.dtb | deps
+	@test -n "$(UBOOT_BIN)" || { echo "fit: no U-Boot path for $(ARCH)"; exit 1; }
+	@mkdir -p $(OUT)/fit
+	@# dtc resolves /incbin/ beside the .its: copy it with the data.
+	@cp boot/stayawake.its $(KOUT)/$(KIMAGE) $(OUT)/initramfs.cpio $(OUT)/fit/
+	@cp $(OUT)/guest-uboot.dtb $(OUT)/fit/guest.dtb
+	@cd $(OUT)/fit && mkimage -q -f stayawake.its $@
+	@echo "  FIT     $@"
+
+# U-Boot's environment lives in the second pflash, as qemu_arm64 expects.
+$(OUT)/uboot-flash1.img: boot/uboot-env.txt FORCE | deps
+	@mkdir -p $(OUT)
+	@sed -e 's|@BOOTARGS@|$(strip $(GUEST_BOOTARGS))|' \
+	     -e 's|@FIT_ADDR@|$(FIT_ADDR)|' $< >$(OUT)/uboot-env.txt
+	@mkenvimage -s $(UBOOT_ENV_SIZE) -o $@ $(OUT)/uboot-env.txt
+	@truncate -s 64M $@
+
 # ---- booting and judging ----------------------------------------------------
 
 GUEST := kernel initramfs $(DTB)
@@ -172,18 +206,36 @@ test:
 	@rc=0; for a in $(ARCHES); do \
 		$(MAKE) --no-print-directory ARCH=$$a test-one || rc=1; \
 	done; \
-	scripts/sum-verdicts.sh $(addsuffix /console.log.summary,$(addprefix $(B)/,$(ARCHES))) || rc=1; \
+	scripts/sum-verdicts.sh $(addsuffix /console.log.summary,$(addprefix $(B)/,$(ARCHES))) \
+		$(B)/arm64/console-uboot.log.summary || rc=1; \
 	exit $$rc
 else
 test: test-one
 endif
 
-test-one: $(GUEST)
-	@rm -f $(OUT)/console.log $(OUT)/console.log.summary
-	@echo "  BOOT    $(ARCH) ($(QEMU_BIN) -M $(QEMU_MACHINE), timeout $(TIMEOUT) s)"
-	@rc=0; $(QENV) boot/run-qemu.sh run >$(OUT)/console.log 2>&1 || rc=$$?; \
-		grep -E '^(not )?ok |^# |STAYAWAKE-RESULT' $(OUT)/console.log || true; \
-		boot/verdict.sh $(ARCH) $(OUT)/console.log $$rc
+# One guest boot, judged: $(call judged-boot,MODE,LOG,NAME)
+define judged-boot
+	@rm -f $(2) $(2).summary
+	@echo "  BOOT    $(3) ($(QEMU_BIN) -M $(QEMU_MACHINE), $(1), timeout $(TIMEOUT) s)"
+	@rc=0; $(QENV) boot/run-qemu.sh $(1) >$(2) 2>&1 || rc=$$?; \
+		grep -E '^(not )?ok |^# |STAYAWAKE-RESULT' $(2) || true; \
+		boot/verdict.sh $(3) $(2) $$rc
+endef
+
+# arm64 also boots the same suite through U-Boot and the FIT image.
+test-one: $(GUEST) $(if $(UBOOT_BIN),test-uboot)
+	$(call judged-boot,run,$(OUT)/console.log,$(ARCH))
+
+test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img
+	$(call judged-boot,uboot,$(OUT)/console-uboot.log,$(ARCH)-uboot)
+
+# Builds after each patch (incremental), and with CONFIG_SCHED_STAYAWAKE=n.
+# Not in `make test`: a cold run takes tens of minutes per arch.
+bisect-check: $(KOUT)/.config | deps
+	@KARGS="ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE)" \
+		KCC="ccache $(CROSS_COMPILE)gcc" \
+		scripts/bisect-check.sh $(B)/bisect/$(ARCH) $(KOUT)/.config \
+		$(notdir $(KIMAGE)) patches rtc-pl031
 
 checkpatch: $(B)/src/.applied
 	@scripts/checkpatch-series.sh $(SRC) patches rtc-pl031

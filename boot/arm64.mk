@@ -14,3 +14,9 @@ CONSOLE      := ttyAMA0
 # timekeeping; boot/make-dtb.sh derives it from QEMU's own.
 NEEDS_DTB    := 1
 QEMU_EXTRA   :=
+# U-Boot path (make test-uboot): Debian's u-boot-qemu as -bios, its
+# environment in the second pflash, the FIT image put in RAM by QEMU's
+# generic loader as a board's boot ROM or TFTP would.
+UBOOT_BIN    := /usr/lib/u-boot/qemu_arm64/u-boot.bin
+UBOOT_ENV_SIZE := 0x40000
+FIT_ADDR     := 0x50000000

@@ -5,14 +5,14 @@
 # CPU. Without a cpuidle state s2idle never freezes timekeeping, so
 # CLOCK_MONOTONIC would keep running across a suspend and could not witness it.
 #
-#   make-dtb.sh OUT.dtb    (QEMU_* settings in the environment)
+#   make-dtb.sh OUT.dtb [uboot]   (QEMU_* settings in the environment)
 set -eu
 
 out=$1
 tmp=${out%.dtb}.tmp
 here=$(dirname "$0")
 
-"$here/run-qemu.sh" dumpdtb "$tmp.dtb"
+"$here/run-qemu.sh" dumpdtb "$tmp.dtb" "${2:-}"
 dtc -q -I dtb -O dts -o "$tmp.dts" "$tmp.dtb"
 
 ncpu=$(grep -c 'device_type = "cpu"' "$tmp.dts")

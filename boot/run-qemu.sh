@@ -3,9 +3,13 @@
 # Arch-blind QEMU launcher. Every setting comes from the environment,
 # filled in by the Makefile from boot/$(ARCH).mk.
 #
-#   run-qemu.sh dumpdtb FILE   write QEMU's own device tree (same options)
+#   run-qemu.sh dumpdtb FILE [uboot]
+#                              write QEMU's own device tree (same options;
+#                              with U-Boot as firmware virt omits the PL061)
 #   run-qemu.sh run            boot, console on stdio, hard host timeout
 #   run-qemu.sh interactive    boot for a person (no timeout)
+#   run-qemu.sh uboot          boot through U-Boot (-bios), the FIT image put
+#                              in RAM, U-Boot's environment in pflash 1
 set -eu
 
 : "${QEMU_BIN:?}" "${QEMU_MACHINE:?}" "${QEMU_CPU:?}" "${QEMU_SMP:?}" "${QEMU_MEM:?}"
@@ -27,10 +31,21 @@ boot_args() {
 		"-append 'console=$CONSOLE panic=-1 oops=panic ${APPEND:-}'"
 }
 
+uboot_args() {
+	: "${UBOOT_BIN:?}" "${UBOOT_FLASH:?}" "${FIT:?}" "${FIT_ADDR:?}"
+	for f in "$UBOOT_BIN" "$UBOOT_FLASH" "$FIT"; do
+		[ -f "$f" ] || { echo "run-qemu: missing $f" >&2; exit 2; }
+	done
+	echo "-serial stdio -bios $UBOOT_BIN" \
+		"-drive if=pflash,format=raw,unit=1,file=$UBOOT_FLASH" \
+		"-device loader,file=$FIT,addr=$FIT_ADDR,force-raw=on"
+}
+
 case "${1:-}" in
 dumpdtb)
-	# shellcheck disable=SC2046
-	eval "$QEMU_BIN $(base_args) -machine dumpdtb=$2" >/dev/null
+	fw=""
+	[ "${3:-}" != uboot ] || fw="-bios ${UBOOT_BIN:?}"
+	eval "$QEMU_BIN $(base_args) $fw -machine dumpdtb=$2" >/dev/null
 	;;
 run)
 	: "${TIMEOUT:?}"
@@ -41,8 +56,13 @@ run)
 interactive)
 	eval "exec $QEMU_BIN $(base_args) $(boot_args)"
 	;;
+uboot)
+	: "${TIMEOUT:?}"
+	eval "timeout -k 10 $TIMEOUT $QEMU_BIN $(base_args) $(uboot_args)" \
+		</dev/null
+	;;
 *)
-	echo "usage: run-qemu.sh dumpdtb FILE | run | interactive" >&2
+	echo "usage: run-qemu.sh dumpdtb FILE | run | interactive | uboot" >&2
 	exit 2
 	;;
 esac
