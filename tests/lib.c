@@ -86,11 +86,11 @@ int tap_done(void)
 {
 	printf("1..%d\n", tap_num);
 	printf("# %s: %d passed, %d failed, %d skipped\n", tap_name,
-	       tap_pass - tap_skipped, tap_fail, tap_skipped);
+	       tap_pass, tap_fail, tap_skipped);
 	fflush(stdout);
 	if (tap_fail)
 		return 1;
-	return tap_pass == tap_skipped ? KSFT_SKIP : 0;
+	return tap_pass ? 0 : KSFT_SKIP;
 }
 
 int64_t clock_ns(int clockid)
