@@ -83,21 +83,20 @@ static int find(int from, const char *name, bool activate)
 	return -1;
 }
 
-int main(void)
+/*
+ * One traced alarm-sleep cycle under a suspend loop. Returns whether the RTC
+ * took part: QEMU's s2idle now and then leaves the tick running, and then
+ * the alarm's own timer ends the suspend before the RTC fires.
+ */
+static bool traced_cycle(long *s0, long *s1, int64_t *slept, int *err)
 {
 	struct timespec ts = { .tv_sec = 5 };
-	int deboost, start, reboost, zero = -1, i, err;
-	char path[160] = "";
-	long s0, s1;
+	struct clock_pair c0, c1;
 	pid_t sus;
+	int i;
 
-	tap_init("chain");
-	if (rtc_parent_name("rtc0", rtc_src, sizeof(rtc_src)))
-		tap_bail("no rtc0");
-
+	nev = 0;
 	tracing("tracing_on", "0");
-	tracing("trace_clock", "boot");
-	tracing("buffer_size_kb", "2048");
 	tracing("trace", "");
 	tracing("events/power/wakeup_source_activate/enable", "1");
 	tracing("events/power/wakeup_source_deactivate/enable", "1");
@@ -110,12 +109,14 @@ int main(void)
 		for (;;)
 			write_str("/sys/power/state", "mem");
 	}
-	s0 = suspend_success();
-	err = clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
+	*s0 = suspend_success();
+	clock_pair_read(&c0);
+	*err = clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
+	clock_pair_read(&c1);
 	/* Wait for the suspender's suspend to be counted, then stop it. */
-	for (i = 0; i < 1000 && suspend_success() == s0; i++)
+	for (i = 0; i < 1000 && suspend_success() == *s0; i++)
 		usleep(10000);
-	s1 = suspend_success();
+	*s1 = suspend_success();
 	kill(sus, SIGKILL);
 	waitpid(sus, NULL, 0);
 	stayawake_mark(0, false);
@@ -123,9 +124,35 @@ int main(void)
 	tracing("events/power/wakeup_source_activate/enable", "0");
 	tracing("events/power/wakeup_source_deactivate/enable", "0");
 
+	*slept = clock_pair_suspended_ns(&c0, &c1);
 	read_trace();
-	tap_check(!err && s1 > s0, "suspended during the alarm sleep",
-		  "success %ld->%ld, %d wakeup source events traced", s0, s1, nev);
+	return find(find(0, "stayawake", false) + 1, NULL, true) >= 0;
+}
+
+int main(void)
+{
+	int deboost, start, reboost, zero = -1, i, err, tries = 0;
+	char path[160] = "";
+	int64_t slept;
+	long s0, s1;
+	bool rtc;
+
+	tap_init("chain");
+	if (rtc_parent_name("rtc0", rtc_src, sizeof(rtc_src)))
+		tap_bail("no rtc0");
+	tracing("trace_clock", "boot");
+	tracing("buffer_size_kb", "2048");
+
+	do
+		rtc = traced_cycle(&s0, &s1, &slept, &err);
+	while (!rtc && ++tries < 3);
+
+	tap_check(!err && s1 > s0 && slept > 2 * SEC_NS,
+		  "suspended during the alarm sleep",
+		  "success %ld->%ld, suspended %.2f s, %d wakeup source events traced",
+		  s0, s1, slept / 1e9, nev);
+	tap_check(rtc, "the RTC woke the system",
+		  "%d cycle(s) where the alarm's timer ended s2idle first", tries);
 
 	deboost = find(0, "stayawake", false);
 	start = find(deboost + 1, NULL, true);
