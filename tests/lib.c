@@ -179,6 +179,35 @@ bool wakeup_stat(const char *name, struct wakeup_stat *st)
 	return found;
 }
 
+bool proc_sleeping(int pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool s = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');
+		s = p && p[1] && p[2] == 'S';
+	}
+	fclose(f);
+	return s;
+}
+
+bool check_suspend_refused(const char *what)
+{
+	long s0 = suspend_success(), s1;
+	int err = write_str("/sys/power/state", "mem");
+
+	s1 = suspend_success();
+	return tap_check(err == -EBUSY && s1 == s0, what,
+			 "write: %s, success %ld->%ld",
+			 err ? strerror(-err) : "ok", s0, s1);
+}
+
 int rtc_parent_name(const char *rtc, char *buf, int len)
 {
 	char path[PATH_MAX], target[PATH_MAX];

@@ -53,6 +53,12 @@ bool wakeup_stat(const char *name, struct wakeup_stat *st);
 /* Name of the device behind /dev/rtcN (its wakeup source's name). */
 int rtc_parent_name(const char *rtc, char *buf, int len);
 
+/* Is the task in interruptible sleep ('S' in /proc/PID/stat)? */
+bool proc_sleeping(int pid);
+
+/* TAP case: writing "mem" fails with EBUSY and suspend_stats/success stays. */
+bool check_suspend_refused(const char *what);
+
 /* Arm the RTC wake alarm 'secs' from now through /dev/rtc0. */
 int rtc_arm_alarm(int secs);
 

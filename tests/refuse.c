@@ -6,6 +6,7 @@
  * Once the mark is cleared, an RTC alarm suspend succeeds.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,16 +15,6 @@
 #include <unistd.h>
 
 #include "lib.h"
-
-static void try_suspend(const char *what)
-{
-	long s0 = suspend_success(), s1;
-	int err = write_str("/sys/power/state", "mem");
-
-	s1 = suspend_success();
-	tap_check(err == -EBUSY && s1 == s0, what, "write: %s, success %ld->%ld",
-		  err ? strerror(-err) : "ok", s0, s1);
-}
 
 /* A marked child that blocks as told; the pipe says when it is blocking. */
 static pid_t blocked_child(int how, int *hold)
@@ -57,23 +48,14 @@ static pid_t blocked_child(int how, int *hold)
 	return pid;
 }
 
-/* Wait until the child sleeps (state S in /proc), so it really blocks. */
+/* Wait (up to 10 s) until the child sleeps, so it really blocks. */
 static void wait_sleeping(pid_t pid)
 {
-	char path[64], buf[256], *p;
-	FILE *f;
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 10 * SEC_NS;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (;;) {
-		f = fopen(path, "r");
-		if (!f || !fgets(buf, sizeof(buf), f))
-			tap_bail("cannot read %s", path);
-		fclose(f);
-		p = strrchr(buf, ')');
-		if (p && p[2] == 'S')
-			return;
-		sched_yield();
-	}
+	while (!proc_sleeping(pid))
+		if (clock_ns(CLOCK_MONOTONIC) > end)
+			tap_bail("child %d never blocked", pid);
 }
 
 int main(void)
@@ -87,22 +69,18 @@ int main(void)
 
 	if (stayawake_mark(0, true))
 		tap_bail("cannot mark: %s", strerror(errno));
-	try_suspend("refused while an important task runs");
+	check_suspend_refused("refused while an important task runs");
 	stayawake_mark(0, false);
 
-	pid = blocked_child(0, &hold);
-	wait_sleeping(pid);
-	try_suspend("refused while it sleeps on CLOCK_MONOTONIC");
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	close(hold);
-
-	pid = blocked_child(1, &hold);
-	wait_sleeping(pid);
-	try_suspend("refused while it blocks on a pipe read");
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	close(hold);
+	for (int how = 0; how < 2; how++) {
+		pid = blocked_child(how, &hold);
+		wait_sleeping(pid);
+		check_suspend_refused(how ? "refused while it blocks on a pipe read" :
+				      "refused while it sleeps on CLOCK_MONOTONIC");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(hold);
+	}
 
 	s0 = suspend_success();
 	clock_pair_read(&c0);

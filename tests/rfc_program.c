@@ -19,19 +19,7 @@
 
 static bool sleeping(pid_t pid)
 {
-	char path[64], buf[256], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		if (f)
-			fclose(f);
-		return false;
-	}
-	fclose(f);
-	p = strrchr(buf, ')');
-	return p && p[2] == 'S';
+	return proc_sleeping(pid);
 }
 
 /* Poll the kernel's view (up to limit_s) until cond(pid) holds. */
@@ -60,16 +48,6 @@ static bool boosted(pid_t pid)
 	return stayawake_source_active();
 }
 
-static void refused(const char *what)
-{
-	long s0 = suspend_success(), s1;
-	int err = write_str("/sys/power/state", "mem");
-
-	s1 = suspend_success();
-	tap_check(err == -EBUSY && s1 == s0, what, "write: %s, success %ld->%ld",
-		  err ? strerror(-err) : "ok", s0, s1);
-}
-
 int main(void)
 {
 	struct clock_pair c0, c1;
@@ -96,14 +74,14 @@ int main(void)
 	ok = until(marked, pid, 10) && until(sleeping, pid, 10);
 	tap_check(ok, "it marks itself and waits for input", "policy %#x",
 		  sched_getscheduler(pid));
-	refused("suspend refused while it waits for input");
+	check_suspend_refused("suspend refused while it waits for input");
 
 	if (write(in[1], "go\n", 3) != 3)
 		tap_bail("write to the program: %s", strerror(errno));
 	ok = until(sleeping, pid, 10) && stayawake_source_active();
 	tap_check(ok, "boosted in its CLOCK_BOOTTIME sleep", "%s",
 		  stayawake_source_str());
-	refused("suspend refused during the CLOCK_BOOTTIME sleep");
+	check_suspend_refused("suspend refused during the CLOCK_BOOTTIME sleep");
 
 	ok = until(deboosted, pid, 20);
 	tap_check(ok, "deboosted in its BOOTTIME_ALARM sleep", "%s",
