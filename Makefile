@@ -37,6 +37,7 @@ SERIES_FILES := patches/series rtc-pl031/series \
 		$(wildcard patches/*.patch rtc-pl031/*.patch)
 FRAGMENTS := arch-configs/common.config arch-configs/$(ARCH).config \
 	     $(if $(filter 1,$(DEBUG)),arch-configs/debug.config)
+TARBALL  := /usr/src/linux-source-6.1.tar.xz
 TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/order)
 # Programs the tests run, not tests themselves.
 TEST_HELPERS := suspend-block-test
@@ -45,7 +46,7 @@ KMAKE    := $(MAKE) -C $(SRC) O=$(KOUT) ARCH=$(KARCH) \
 	    CROSS_COMPILE=$(CROSS_COMPILE) CC="ccache $(CROSS_COMPILE)gcc" \
 	    KBUILD_BUILD_USER=stayawake KBUILD_BUILD_HOST=qemu
 DTB      := $(if $(NEEDS_DTB),$(OUT)/guest.dtb)
-QENV     := QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
+QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_CPU=$(QEMU_CPU) QEMU_SMP=$(QEMU_SMP) QEMU_MEM=$(QEMU_MEM) \
 	    QEMU_EXTRA="$(QEMU_EXTRA)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
@@ -55,7 +56,8 @@ QENV     := QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR)
 
 .PHONY: help deps source config kernel headers tests initramfs dtb boot \
-	test test-one test-uboot fit clean distclean checkpatch bisect-check
+	test test-one test-uboot fit clean distclean checkpatch bisect-check \
+	git-tree export roundtrip demo
 
 help:
 	@echo "stayawake: opportunistic suspend for Linux 6.1 (SCHED_STAYAWAKE)"
@@ -89,8 +91,8 @@ source: $(B)/src/.applied
 $(B)/src/.applied: $(SERIES_FILES) scripts/apply-series.sh | deps
 	@mkdir -p $(B)/src
 	@rm -rf $(B)/src/linux-source-6.1 $(SRC).new
-	@echo "  UNPACK  /usr/src/linux-source-6.1.tar.xz"
-	@tar -C $(B)/src -xf /usr/src/linux-source-6.1.tar.xz
+	@echo "  UNPACK  $(TARBALL)"
+	@tar -C $(B)/src -xf $(TARBALL)
 	@mv $(B)/src/linux-source-6.1 $(SRC).new
 	@scripts/apply-series.sh $(SRC).new patches rtc-pl031
 	@# Files a patch touched now or last time get a new mtime, so the
@@ -131,12 +133,23 @@ $(HDR)/.stamp: $(KOUT)/.config
 TEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	       -isystem $(HDR)/include -D_GNU_SOURCE
 
-tests: $(TEST_BINS)
+tests: $(TEST_BINS) $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo
 
 $(TOUT)/%: tests/%.c tests/lib.c tests/lib.h $(HDR)/.stamp | deps
 	@mkdir -p $(TOUT)
 	@echo "  CC      tests/$*.c ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $< tests/lib.c -lrt -pthread
+
+# The stayawake command, for people and for the cli test; same flags.
+$(OUT)/tools/stayawake: tools/stayawake.c $(HDR)/.stamp | deps
+	@mkdir -p $(OUT)/tools
+	@echo "  CC      tools/stayawake.c ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $<
+
+$(OUT)/demo/stayawake-demo: demo/demo.c $(HDR)/.stamp | deps
+	@mkdir -p $(OUT)/demo
+	@echo "  CC      demo/demo.c ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $<
 
 # The RFC's program, built as it was posted: its warnings are not ours.
 $(TOUT)/suspend-block-test: tests/rfc/suspend-block-test.c $(HDR)/.stamp | deps
@@ -159,8 +172,10 @@ $(B)/host/gen_init_cpio: $(B)/src/.applied
 initramfs: $(OUT)/initramfs.cpio
 
 $(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init \
-		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order
-	@boot/initramfs.sh $(OUT)/busybox $(TOP)/boot/init $(TOUT) \
+		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order \
+		       $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo
+	@boot/initramfs.sh $(OUT)/busybox $(TOP)/boot/init \
+		$(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo $(TOUT) \
 		$(TESTS) $(TEST_HELPERS) \
 		>$(OUT)/initramfs.list
 	@$(B)/host/gen_init_cpio $(OUT)/initramfs.list >$@
@@ -204,6 +219,17 @@ $(OUT)/uboot-flash1.img: boot/uboot-env.txt FORCE | deps
 
 GUEST := kernel initramfs $(DTB)
 
+# The RFC's scenario, live on the console, then a picture of it.
+demo: APPEND += loglevel=4 sa.demo
+demo: $(GUEST)
+	@echo "  DEMO    $(ARCH) guest: the RFC's scenario under autosleep (about a minute)"
+	@$(QENV) TIMEOUT=150 boot/run-qemu.sh run 2>&1 | tee $(OUT)/demo.log | \
+		grep --line-buffered -v '^@ '
+	@grep -q 'STAYAWAKE-DEMO-END status=0' $(OUT)/demo.log || \
+		{ echo "demo: the guest did not finish; see $(OUT)/demo.log"; exit 1; }
+	@demo/timeline.sh $(OUT)/demo.log $(OUT)/demo-timeline.svg $(ARCH)
+	@echo "demo: log $(OUT)/demo.log, timeline $(OUT)/demo-timeline.svg"
+
 boot: APPEND += sa.shell
 boot: $(GUEST)
 	@$(QENV) boot/run-qemu.sh interactive
@@ -237,6 +263,35 @@ test-one: $(GUEST)
 
 test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img
 	$(call judged-boot,uboot,$(OUT)/console-uboot.log,$(ARCH)-uboot)
+
+# ---- maintainer workflow ---------------------------------------------------
+
+# A git tree of the tarball with the series as commits (tags base, core,
+# rtc-pl031); patches are edited as commits and written back by export.
+GIT_TREE ?= $(B)/kgit/linux-source-6.1
+
+git-tree: | deps
+	@scripts/git-tree.sh $(TARBALL) $(GIT_TREE) \
+		$(TOP)/patches:core $(TOP)/rtc-pl031:rtc-pl031
+
+export:
+	@test -d $(GIT_TREE)/.git || { echo "export: no $(GIT_TREE); make git-tree first"; exit 1; }
+	@scripts/export-series.sh $(GIT_TREE) base..core patches
+	@scripts/export-series.sh $(GIT_TREE) core..HEAD rtc-pl031
+
+# git-tree + export in a scratch tree must give back the series byte for
+# byte. It exports into scratch copies: patches/ and rtc-pl031/ stay as
+# they are.
+RT := $(B)/roundtrip
+roundtrip:
+	@rm -rf $(RT)
+	@$(MAKE) --no-print-directory git-tree GIT_TREE=$(RT)/linux
+	@cp -r patches rtc-pl031 $(RT)/
+	@scripts/export-series.sh $(RT)/linux base..core $(RT)/patches
+	@scripts/export-series.sh $(RT)/linux core..HEAD $(RT)/rtc-pl031
+	@diff -ru patches $(RT)/patches && diff -ru rtc-pl031 $(RT)/rtc-pl031
+	@echo "roundtrip: git-tree + export give patches/ and rtc-pl031/ back byte for byte"
+	@rm -rf $(RT)
 
 # Builds after each patch (incremental), and with CONFIG_SCHED_STAYAWAKE=n.
 # Not in `make test`: a cold run takes tens of minutes per arch.

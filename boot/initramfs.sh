@@ -3,13 +3,15 @@
 # Write the gen_init_cpio list for the guest initramfs on stdout. No root
 # needed: owners and modes come from the list, not from the build host.
 #
-#   initramfs.sh BUSYBOX INIT TESTDIR TEST...
+#   initramfs.sh BUSYBOX INIT STAYAWAKE DEMO TESTDIR TEST...
 set -eu
 
 busybox=$1
 init=$2
-testdir=$3
-shift 3
+stayawake=$3
+demo=$4
+testdir=$5
+shift 5
 
 cat <<LIST
 dir /dev 0755 0 0
@@ -24,6 +26,8 @@ dir /root 0700 0 0
 dir /tests 0755 0 0
 file /bin/busybox $busybox 0755 0 0
 slink /bin/sh busybox 0777 0 0
+file /bin/stayawake $stayawake 0755 0 0
+file /bin/stayawake-demo $demo 0755 0 0
 file /init $init 0755 0 0
 file /tests/order $testdir/order 0644 0 0
 LIST

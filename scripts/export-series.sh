@@ -11,6 +11,13 @@ tree=$1
 range=$2
 dir=$3
 
+base=${range%%..*}
+git -C "$tree" merge-base --is-ancestor "$base" "${range#*..}" 2>/dev/null || {
+	echo "export: $base is not an ancestor of ${range#*..} in $tree;" \
+		"after a rebase move the tag: git tag -f $base <commit>" >&2
+	exit 1
+}
+
 header=$(sed -n '/^#/p;/^[^#]/q' "$dir/series" 2>/dev/null || true)
 rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
 git -C "$tree" format-patch -q --no-signature -o "$(cd "$dir" && pwd)" "$range"

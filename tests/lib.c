@@ -324,3 +324,89 @@ int drop_cap_block_suspend(void)
 	data[i].inheritable &= ~bit;
 	return syscall(SYS_capset, &hdr, data);
 }
+
+const char *proc_stayawake(int pid, char *buf, int len)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "StayAwake: %15s", buf) == 1)
+			break;
+	fclose(f);
+	if ((int)strlen(buf) >= len)
+		buf[0] = 0;
+	return buf;
+}
+
+bool stayawake_debugfs(int pid, struct stayawake_entry *e, int *boosted,
+		       int *lines_boosted)
+{
+	FILE *f = fopen("/sys/kernel/debug/stayawake", "r");
+	char line[256];
+	bool found = false;
+
+	*boosted = -1;
+	*lines_boosted = 0;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		struct stayawake_entry x;
+		int p;
+
+		if (sscanf(line, "# boosted tasks: %d", boosted) == 1)
+			continue;
+		if (sscanf(line, "%d %31s %15s %lf %lf", &p, x.comm, x.state,
+			   &x.awake_s, &x.marked_at_s) != 5)
+			continue;
+		if (!strcmp(x.state, "boosted"))
+			(*lines_boosted)++;
+		if (p == pid) {
+			*e = x;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int trace_clear(void)
+{
+	int fd = open("/sys/kernel/tracing/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Sum over CPUs of the /proc/interrupts line naming @name; -1 if none. */
+long irq_count(const char *name)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[512];
+	long sum = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = line;
+		long n;
+		int used;
+
+		if (!strstr(line, name))
+			continue;
+		p = strchr(line, ':');
+		sum = 0;
+		while (p && sscanf(p + 1, "%ld%n", &n, &used) == 1) {
+			sum += n;
+			p += used;
+		}
+	}
+	if (f)
+		fclose(f);
+	return sum;
+}

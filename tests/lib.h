@@ -87,4 +87,26 @@ const char *stayawake_source_str(void);
 /* Drop CAP_BLOCK_SUSPEND from the calling process (all sets). */
 int drop_cap_block_suspend(void);
 
+/* The StayAwake: word of /proc/PID/status ("off", ...); "" if unreadable. */
+const char *proc_stayawake(int pid, char *buf, int len);
+
+/* One task's line in /sys/kernel/debug/stayawake. */
+struct stayawake_entry {
+	char comm[32];
+	char state[16];
+	double awake_s;
+	double marked_at_s;
+};
+
+/* The task's line; false if it is not listed. *boosted gets the header's
+ * count of boosted tasks and *lines_boosted the lines that say so. */
+bool stayawake_debugfs(int pid, struct stayawake_entry *e, int *boosted,
+		       int *lines_boosted);
+
+/* The /proc/interrupts count (all CPUs) of the line naming @name; -1 if none. */
+long irq_count(const char *name);
+
+/* Empty the trace buffer (O_TRUNC, as `> trace` does). */
+int trace_clear(void);
+
 #endif

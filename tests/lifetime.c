@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 	/* Traced, so that a failure shows which wakeup source stood in the way. */
 	s0 = suspend_success();
 	clock_pair_read(&c0);
-	write_str("/sys/kernel/tracing/trace", "");
+	trace_clear();
 	write_str("/sys/kernel/tracing/events/power/wakeup_source_activate/enable", "1");
 	write_str("/sys/kernel/tracing/events/power/wakeup_source_deactivate/enable", "1");
 	write_str("/sys/kernel/tracing/tracing_on", "1");

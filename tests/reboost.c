@@ -27,7 +27,7 @@ static void on_usr1(int sig)
 static void trace_start(void)
 {
 	write_str(TR "tracing_on", "0");
-	write_str(TR "trace", "");
+	trace_clear();
 	write_str(TR "events/power/wakeup_source_activate/enable", "1");
 	write_str(TR "tracing_on", "1");
 }

@@ -35,30 +35,6 @@ static int read_be32s(const char *path, uint32_t *v, int n)
 	return got;
 }
 
-static long irq_count(const char *name)
-{
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[512];
-	long sum = -1;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		char *p = line;
-		long n;
-		int used;
-
-		if (!strstr(line, name))
-			continue;
-		p = strchr(line, ':');
-		sum = 0;
-		while (p && sscanf(p + 1, "%ld%n", &n, &used) == 1) {
-			sum += n;
-			p += used;
-		}
-	}
-	if (f)
-		fclose(f);
-	return sum;
-}
 
 int main(void)
 {

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RFC's scenario, played in the guest under /sys/power/autosleep: an
+ * important task works, sleeps on an alarm, the system suspends, the RTC
+ * wakes it, it works again; an unimportant task runs meanwhile. Prints a
+ * live timeline from the kernel's trace events, then the raw events
+ * (lines starting "@ ") for demo/timeline.sh on the host.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>	/* SCHED_STAYAWAKE, from the patched tree */
+
+#define TR "/sys/kernel/tracing/"
+#define CYCLES 3
+#define WORK_MS 1500
+#define SLEEP_S 5
+
+static int put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static double now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void busy_ms(int ms)
+{
+	double end = now(CLOCK_MONOTONIC) + ms / 1000.0;
+
+	while (now(CLOCK_MONOTONIC) < end)
+		;
+}
+
+static void background(void)
+{
+	struct timespec nap = { .tv_nsec = 400 * 1000 * 1000 };
+
+	prctl(PR_SET_NAME, "background");
+	for (;;) {
+		busy_ms(100);
+		nanosleep(&nap, NULL);
+	}
+}
+
+static void worker(void)
+{
+	struct sched_param sp = { 0 };
+	int i;
+
+	prctl(PR_SET_NAME, "worker");
+	/* As the RFC's test program sets it */
+	if (sched_setscheduler(0, SCHED_OTHER | SCHED_STAYAWAKE, &sp)) {
+		perror("demo: sched_setscheduler(SCHED_STAYAWAKE)");
+		_exit(1);
+	}
+	/* Marked first, so the system stays up until our first sleep. */
+	if (put("/sys/power/autosleep", "mem"))
+		perror("demo: /sys/power/autosleep");
+	for (i = 0; i < CYCLES; i++) {
+		struct timespec ts = { .tv_sec = SLEEP_S };
+
+		busy_ms(WORK_MS);
+		if (i == CYCLES - 1)
+			break;
+		clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
+	}
+	/* Still marked: once we are gone nothing would wake the system. */
+	put("/sys/power/autosleep", "off");
+	_exit(0);
+}
+
+/* One trace line as a person reads it; "" for lines we do not show. */
+static void say(const char *line, double t0)
+{
+	const char *ev = strstr(line, ": "), *colon;
+	char what[160] = "", name[64], comm[32], why[16];
+	double ts;
+
+	if (!ev)
+		return;
+	colon = ev;
+	while (colon > line && colon[-1] != ' ')
+		colon--;
+	if (sscanf(colon, "%lf", &ts) != 1)
+		return;
+	ev += 2;
+	if (sscanf(ev, "stayawake_%15[a-z]: comm=%31s pid=%*d reason=%15s",
+		   name, comm, why) == 3) {
+		snprintf(what, sizeof(what), "%-10s %-9s (%s)", comm,
+			 !strcmp(name, "deboost") ? "deboosted" :
+			 !strcmp(name, "unmark") ? "unmarked" : "boosted", why);
+	} else if (strstr(ev, "machine_suspend") && strstr(ev, "begin")) {
+		snprintf(what, sizeof(what), "%-10s suspended", "system");
+	} else if (strstr(ev, "machine_suspend") && strstr(ev, "end")) {
+		snprintf(what, sizeof(what), "%-10s awake", "system");
+	} else if (sscanf(ev, "wakeup_source_activate: %63s", name) == 1 &&
+		   strcmp(name, "autosleep")) {
+		snprintf(what, sizeof(what), "%-10s %s", "wakeup", name);
+	}
+	if (what[0])
+		printf("  %7.3f s   %s\n", ts - t0, what);
+	fflush(stdout);
+}
+
+int main(void)
+{
+	static char buf[1 << 20];
+	size_t used = 0, start = 0;
+	double b0, m0, b1, m1, t0;
+	pid_t bg, wk;
+	int fd, st;
+
+	put(TR "tracing_on", "0");
+	put(TR "trace_clock", "boot");	/* counts the suspended time too */
+	put(TR "buffer_size_kb", "1024");
+	put(TR "trace", "");
+	put(TR "events/stayawake/enable", "1");
+	put(TR "events/power/suspend_resume/enable", "1");
+	put(TR "events/power/wakeup_source_activate/enable", "1");
+	put(TR "events/power/wakeup_source_deactivate/enable", "1");
+	put(TR "tracing_on", "1");
+	fd = open(TR "trace_pipe", O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		perror("demo: " TR "trace_pipe");
+		return 1;
+	}
+
+	printf("stayawake demo: 'worker' is marked SCHED_STAYAWAKE and works %.1f s,\n"
+	       "then sleeps %d s on CLOCK_BOOTTIME_ALARM, %d times, under autosleep;\n"
+	       "'background' (not marked) works 100 ms in every 500 ms.\n\n"
+	       "     time     who        state\n",
+	       WORK_MS / 1000.0, SLEEP_S, CYCLES);
+	fflush(stdout);
+	t0 = b0 = now(CLOCK_BOOTTIME);
+	m0 = now(CLOCK_MONOTONIC);
+	bg = fork();
+	if (!bg)
+		background();
+	wk = fork();
+	if (!wk)
+		worker();
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		poll(&p, 1, 200);
+		while (used < sizeof(buf) - 1 &&
+		       (n = read(fd, buf + used, sizeof(buf) - 1 - used)) > 0)
+			used += n;
+		buf[used] = 0;
+		/* Show the complete lines */
+		while (start < used) {
+			char *nl = strchr(buf + start, '\n');
+
+			if (!nl)
+				break;
+			*nl = 0;
+			say(buf + start, t0);
+			*nl = '\n';
+			start = nl + 1 - buf;
+		}
+		if (waitpid(wk, &st, WNOHANG) == wk)
+			break;
+	}
+	b1 = now(CLOCK_BOOTTIME);
+	m1 = now(CLOCK_MONOTONIC);
+	kill(bg, SIGKILL);
+	waitpid(bg, NULL, 0);
+	put(TR "tracing_on", "0");
+
+	printf("\nworker exited (status %d). In %.1f s the system was suspended "
+	       "%.1f s (%.0f%%),\nby its own clocks: CLOCK_BOOTTIME ran on, "
+	       "CLOCK_MONOTONIC stood still.\n", WEXITSTATUS(st), b1 - b0,
+	       (b1 - b0) - (m1 - m0), 100 * ((b1 - b0) - (m1 - m0)) / (b1 - b0));
+	printf("@ t0 %.6f\n", t0);
+	for (start = 0; start < used;) {
+		char *nl = strchr(buf + start, '\n');
+
+		if (!nl)
+			break;
+		printf("@ %.*s\n", (int)(nl - buf - start), buf + start);
+		start = nl + 1 - buf;
+	}
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
+}
