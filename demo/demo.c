@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,8 @@ static void worker(void)
 }
 
 /* One trace line as a person reads it; "" for lines we do not show. */
+static bool suspended;
+
 static void say(const char *line, double t0)
 {
 	const char *ev = strstr(line, ": "), *colon;
@@ -111,9 +114,15 @@ static void say(const char *line, double t0)
 		snprintf(what, sizeof(what), "%-10s %-9s (%s)", comm,
 			 !strcmp(name, "deboost") ? "deboosted" :
 			 !strcmp(name, "unmark") ? "unmarked" : "boosted", why);
-	} else if (strstr(ev, "machine_suspend") && strstr(ev, "begin")) {
+	} else if (strstr(ev, "machine_suspend") && strstr(ev, "begin") &&
+		   !suspended) {
+		/* s2idle may enter its idle loop more than once */
+		suspended = true;
 		snprintf(what, sizeof(what), "%-10s suspended", "system");
-	} else if (strstr(ev, "machine_suspend") && strstr(ev, "end")) {
+	} else if (strstr(ev, "dpm_resume_noirq") && strstr(ev, "begin")) {
+		/* Not machine_suspend's end: on S3 the clock has not yet
+		 * caught up with the sleep there. */
+		suspended = false;
 		snprintf(what, sizeof(what), "%-10s awake", "system");
 	} else if (sscanf(ev, "wakeup_source_activate: %63s", name) == 1 &&
 		   strcmp(name, "autosleep")) {

@@ -31,9 +31,11 @@ $1 == "t0" { t0 = $2; next }
 		next
 	if (t > tmax)
 		tmax = t
+	# Awake again at dpm_resume_noirq: on S3 machine_suspend ends
+	# before the clock has caught up with the sleep.
 	if ($0 ~ /machine_suspend\[[0-9]+\] begin/) {
 		sys_t[++nsys] = t; sys_s[nsys] = "suspended"
-	} else if ($0 ~ /machine_suspend\[[0-9]+\] end/) {
+	} else if ($0 ~ /dpm_resume_noirq\[[0-9]+\] begin/) {
 		sys_t[++nsys] = t; sys_s[nsys] = "awake"
 	} else if ($0 ~ /stayawake_[a-z]+: comm=worker /) {
 		ev = $0; sub(/.*stayawake_/, "", ev); sub(/:.*/, "", ev)
