@@ -20,7 +20,7 @@ git -C "$tree" merge-base --is-ancestor "$base" "${range#*..}" 2>/dev/null || {
 
 header=$(sed -n '/^#/p;/^[^#]/q' "$dir/series" 2>/dev/null || true)
 rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
-git -C "$tree" format-patch -q --no-signature -o "$(cd "$dir" && pwd)" "$range"
+git -C "$tree" format-patch -q --no-signature --zero-commit -o "$(cd "$dir" && pwd)" "$range"
 {
 	[ -n "$header" ] && printf '%s\n' "$header"
 	(cd "$dir" && ls [0-9][0-9][0-9][0-9]-*.patch)

@@ -211,6 +211,21 @@ static void check_trace(void)
 	tap_check(!strcmp(story, want),
 		  "trace events tell the story with their reasons",
 		  "%s", story);
+
+	/* Marked once, unmarked, then exits: its exit is no event. */
+	write_str(TR "events/stayawake/enable", "1");
+	trace_clear();
+	pid = fork();
+	if (!pid) {
+		stayawake_mark(0, true);
+		stayawake_mark(0, false);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	write_str(TR "events/stayawake/enable", "0");
+	trace_story(pid, story, sizeof(story));
+	tap_check(!strcmp(story, "mark:user unmark:user"),
+		  "an unmarked task's exit traces nothing", "%s", story);
 }
 
 int main(void)
