@@ -12,10 +12,18 @@ include boot/$(ARCH).mk
 
 TOP      := $(CURDIR)
 B        := $(TOP)/build
-SRC      := $(B)/src/linux
+SRC      := $(B)/src/$(if $(filter vanilla,$(VARIANT)),vanilla,linux)
+SRC_STAMP := $(B)/src/.$(if $(filter vanilla,$(VARIANT)),vanilla,applied)
 # DEBUG=1: lockdep and friends (arch-configs/debug.config), built apart.
 DEBUG    ?=
 DSFX     := $(if $(filter 1,$(DEBUG)),-debug)
+# VARIANT=off (the series, CONFIG_SCHED_STAYAWAKE=n) or vanilla (no series):
+# kernels to compare against (make bench), each in its own build folder.
+VARIANT  ?=
+ifneq ($(filter-out off vanilla,$(VARIANT)),)
+$(error VARIANT=$(VARIANT): use off or vanilla, or leave it empty)
+endif
+DSFX     := $(DSFX)$(if $(VARIANT),-$(VARIANT))
 OUT      := $(B)/$(ARCH)$(DSFX)
 KOUT     := $(OUT)/kernel
 HDR      := $(OUT)/headers
@@ -36,7 +44,8 @@ export CCACHE_BASEDIR ?= $(TOP)
 SERIES_FILES := patches/series rtc-pl031/series \
 		$(wildcard patches/*.patch rtc-pl031/*.patch)
 FRAGMENTS := arch-configs/common.config arch-configs/$(ARCH).config \
-	     $(if $(filter 1,$(DEBUG)),arch-configs/debug.config)
+	     $(if $(filter 1,$(DEBUG)),arch-configs/debug.config) \
+	     $(if $(VARIANT),arch-configs/variant-$(VARIANT).config)
 TARBALL  := /usr/src/linux-source-6.1.tar.xz
 TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/order)
 # Programs the tests run, not tests themselves.
@@ -57,7 +66,7 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 
 .PHONY: help deps source config kernel headers tests initramfs dtb boot \
 	test test-one test-uboot fit clean distclean checkpatch bisect-check \
-	git-tree export roundtrip demo
+	git-tree export roundtrip demo soak bench bench-boot
 
 help:
 	@echo "stayawake: opportunistic suspend for Linux 6.1 (SCHED_STAYAWAKE)"
@@ -105,11 +114,20 @@ $(B)/src/.applied: $(SERIES_FILES) scripts/apply-series.sh | deps
 	@rm -rf $(SRC) $(B)/src/checkpatch-root && mv $(SRC).new $(SRC)
 	@touch $@
 
+# The unpatched tree, for VARIANT=vanilla only.
+$(B)/src/.vanilla: | deps
+	@mkdir -p $(B)/src
+	@rm -rf $(B)/src/linux-source-6.1 $(B)/src/vanilla
+	@echo "  UNPACK  $(TARBALL) (vanilla)"
+	@tar -C $(B)/src -xf $(TARBALL)
+	@mv $(B)/src/linux-source-6.1 $(B)/src/vanilla
+	@touch $@
+
 # ---- config, kernel, headers ----------------------------------------------
 
 config: $(KOUT)/.config
 
-$(KOUT)/.config: $(FRAGMENTS) $(B)/src/.applied scripts/check-config.sh
+$(KOUT)/.config: $(FRAGMENTS) $(SRC_STAMP) scripts/check-config.sh
 	@mkdir -p $(KOUT)
 	@$(KMAKE) -s allnoconfig
 	@cd $(KOUT) && $(SRC)/scripts/kconfig/merge_config.sh -m -O $(KOUT) \
@@ -133,7 +151,9 @@ $(HDR)/.stamp: $(KOUT)/.config
 TEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	       -isystem $(HDR)/include -D_GNU_SOURCE
 
-tests: $(TEST_BINS) $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo
+BENCH_BINS := $(OUT)/bench/wakeup $(OUT)/bench/dutycycle
+tests: $(TEST_BINS) $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
+	$(BENCH_BINS)
 
 $(TOUT)/%: tests/%.c tests/lib.c tests/lib.h $(HDR)/.stamp | deps
 	@mkdir -p $(TOUT)
@@ -149,6 +169,11 @@ $(OUT)/tools/stayawake: tools/stayawake.c $(HDR)/.stamp | deps
 $(OUT)/demo/stayawake-demo: demo/demo.c $(HDR)/.stamp | deps
 	@mkdir -p $(OUT)/demo
 	@echo "  CC      demo/demo.c ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $<
+
+$(OUT)/bench/%: bench/%.c $(HDR)/.stamp | deps
+	@mkdir -p $(OUT)/bench
+	@echo "  CC      bench/$*.c ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $<
 
 # The RFC's program, built as it was posted: its warnings are not ours.
@@ -173,9 +198,11 @@ initramfs: $(OUT)/initramfs.cpio
 
 $(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init \
 		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order \
-		       $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo
+		       $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
+		       $(BENCH_BINS)
 	@boot/initramfs.sh $(OUT)/busybox $(TOP)/boot/init \
-		$(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo $(TOUT) \
+		$(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
+		$(OUT)/bench $(TOUT) \
 		$(TESTS) $(TEST_HELPERS) \
 		>$(OUT)/initramfs.list
 	@$(B)/host/gen_init_cpio $(OUT)/initramfs.list >$@
@@ -218,6 +245,27 @@ $(OUT)/uboot-flash1.img: boot/uboot-env.txt FORCE | deps
 # ---- booting and judging ----------------------------------------------------
 
 GUEST := kernel initramfs $(DTB)
+
+# make bench: see bench/run.sh. One bench boot: BENCH=wakeup|dutycycle on
+# this VARIANT's kernel with the normal guest's initramfs (and DTB).
+BASE_OUT := $(B)/$(ARCH)$(if $(filter 1,$(DEBUG)),-debug)
+bench-boot: APPEND += loglevel=4 sa.bench=$(BENCH)
+bench-boot: kernel
+	@$(QENV) INITRD=$(BASE_OUT)/initramfs.cpio \
+		$(if $(NEEDS_DTB),DTB=$(BASE_OUT)/guest.dtb) \
+		boot/run-qemu.sh run
+
+bench:
+	@bench/run.sh
+
+# The soak alone, CYCLES alarm-sleep cycles under autosleep (about 7 s each).
+CYCLES ?= 200
+SOAK_S = $(shell echo $$(( $(CYCLES) * 12 + 120 )))
+soak: APPEND += sa.tests=soak sa.cycles=$(CYCLES) sa.timeout=$(SOAK_S)
+soak: TIMEOUT = $(shell echo $$(( $(SOAK_S) + 300 )))
+soak: $(GUEST)
+	$(call judged-boot,run,$(OUT)/console-soak.log,$(ARCH)-soak)
+	@grep -h '^# soak:' $(OUT)/console-soak.log
 
 # The RFC's scenario, live on the console, then a picture of it.
 demo: APPEND += loglevel=4 sa.demo

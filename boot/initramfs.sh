@@ -3,15 +3,16 @@
 # Write the gen_init_cpio list for the guest initramfs on stdout. No root
 # needed: owners and modes come from the list, not from the build host.
 #
-#   initramfs.sh BUSYBOX INIT STAYAWAKE DEMO TESTDIR TEST...
+#   initramfs.sh BUSYBOX INIT STAYAWAKE DEMO BENCHDIR TESTDIR TEST...
 set -eu
 
 busybox=$1
 init=$2
 stayawake=$3
 demo=$4
-testdir=$5
-shift 5
+benchdir=$5
+testdir=$6
+shift 6
 
 cat <<LIST
 dir /dev 0755 0 0
@@ -24,10 +25,13 @@ dir /sys 0755 0 0
 dir /tmp 1777 0 0
 dir /root 0700 0 0
 dir /tests 0755 0 0
+dir /bench 0755 0 0
 file /bin/busybox $busybox 0755 0 0
 slink /bin/sh busybox 0777 0 0
 file /bin/stayawake $stayawake 0755 0 0
 file /bin/stayawake-demo $demo 0755 0 0
+file /bench/wakeup $benchdir/wakeup 0755 0 0
+file /bench/dutycycle $benchdir/dutycycle 0755 0 0
 file /init $init 0755 0 0
 file /tests/order $testdir/order 0644 0 0
 LIST

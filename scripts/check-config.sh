@@ -10,7 +10,16 @@ config=$1
 shift
 bad=0
 
+# The symbols a fragment sets; a later fragment's line wins, as in
+# merge_config.sh, so only the last setting of a symbol is checked.
+syms() {
+	sed -nE 's/^(# )?(CONFIG_[A-Za-z0-9_]+)[= ].*/\2/p' "$1"
+}
+
+i=0
 for frag in "$@"; do
+	i=$((i + 1))
+	later=$(shift "$i"; for f in "$@"; do syms "$f"; done)
 	n=0
 	while IFS= read -r line; do
 		n=$((n + 1))
@@ -26,6 +35,7 @@ for frag in "$@"; do
 		*) continue ;;
 		esac
 		sym=$(echo "$line" | sed -E 's/^(# )?(CONFIG_[A-Za-z0-9_]+).*/\2/')
+		echo "$later" | grep -qx "$sym" && continue
 		got=$(grep -E "^$sym=|^# $sym is not set" "$config" || echo "(absent: unmet dependencies)")
 		echo "config: $frag:$n: wanted '$line', got '$got'" >&2
 		bad=1

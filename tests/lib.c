@@ -410,3 +410,37 @@ long irq_count(const char *name)
 		fclose(f);
 	return sum;
 }
+
+int trace_count(const char *s)
+{
+	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+	char line[512];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, s) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+const char *active_sources(void)
+{
+	static char buf[256];
+	FILE *f = fopen("/sys/kernel/debug/wakeup_sources", "r");
+	char line[512], name[128];
+	size_t off = 0;
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long since;
+
+		if (sscanf(line, "%127s %*u %*u %*u %*u %llu", name, &since) == 2 &&
+		    since && off < sizeof(buf))
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					off ? "," : "", name);
+	}
+	if (f)
+		fclose(f);
+	return off ? buf : "none";
+}

@@ -106,6 +106,12 @@ bool stayawake_debugfs(int pid, struct stayawake_entry *e, int *boosted,
 /* The /proc/interrupts count (all CPUs) of the line naming @name; -1 if none. */
 long irq_count(const char *name);
 
+/* Names of the wakeup sources active now, or "none" (static buffer). */
+const char *active_sources(void);
+
+/* Lines of the trace buffer that contain @s. */
+int trace_count(const char *s);
+
 /* Empty the trace buffer (O_TRUNC, as `> trace` does). */
 int trace_clear(void);
 

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The markdown report of make bench, from build/bench/raw.txt and the
+# duty-cycle logs. Medians over the rounds; targets from issue 6.
+#
+#   report.sh BENCH_DIR
+set -eu
+
+dir=$1
+echo "# stayawake benchmarks"
+echo
+echo "Kernels: (a) Debian linux-source-6.1 unpatched (\`-vanilla\`), (b) the"
+echo "series with \`CONFIG_SCHED_STAYAWAKE=n\` (\`-stayawake-off\`), (c) the"
+echo "series (\`-stayawake\`); same config otherwise (\`arch-configs/\`)."
+echo "icount: QEMU TCG \`-icount shift=0,sleep=off\`, guest time counts"
+echo "instructions (deterministic); wall: TCG without icount. Each figure is"
+echo "the median over rounds of the best of 5 runs; kernels alternate."
+echo "Generated $(date -u +%Y-%m-%dT%H:%MZ) by \`make bench\`."
+
+for a in $(awk '{ print $1 }' "$dir/raw.txt" | sort -u); do
+	echo
+	echo "## $a"
+	echo
+	echo "### Wakeup path, ns per operation"
+	echo
+	echo "| benchmark | tasks | QEMU | (a) | (b) | (c) | (b)/(a) | (c)/(a) | target (c)/(a) |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	awk -v arch="$a" '
+	function median(k,   n, i, j, t, v) {
+		n = split(vals[k], v, " ")
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	$1 == arch && ($2 == "icount" || $2 == "wall") {
+		k = $2 SUBSEP $3 SUBSEP $5 SUBSEP $6
+		vals[k] = vals[k] " " $7
+		bench[$5] = 1; mode[$2] = 1
+	}
+	END {
+		split("icount wall", modes, " ")
+		split("pipe_pingpong futex_pingpong hackbench", bs, " ")
+		for (m = 1; m <= 2; m++)
+			for (b = 1; b <= 3; b++)
+				for (t = 0; t <= 1; t++) {
+					tk = t ? "marked" : "unmarked"
+					mo = modes[m]; bn = bs[b]
+					if (!((mo SUBSEP "on" SUBSEP bn SUBSEP tk) in vals))
+						continue
+					va = median(mo SUBSEP "vanilla" SUBSEP bn SUBSEP "unmarked")
+					vb = median(mo SUBSEP "off" SUBSEP bn SUBSEP "unmarked")
+					vc = median(mo SUBSEP "on" SUBSEP bn SUBSEP tk)
+					target = t ? 1.02 : 1.005
+					verdict = mo == "icount" ? (vc / va <= target ? "met" : "MISSED") : "(wall: noisy)"
+					printf "| %s | %s | %s | %.1f | %.1f | %.1f | %.4f | %.4f | <= %s %s |\n",
+						bn, tk, mo, va, t ? vb : vb, vc, vb / va, vc / va, target, verdict
+				}
+	}' "$dir/raw.txt"
+	echo
+	echo "(b) and (a) are always unmarked tasks; a marked row compares marked tasks on (c) with unmarked ones on (a)."
+	echo
+	echo "### Footprint"
+	echo
+	echo "| | (a) vanilla | (b) off | (c) on | (c) - (a) | target |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	awk -v arch="$a" '
+	$1 == arch && $2 == "size" { size[$3] = $4 }
+	$1 == arch && $2 == "slab" { slab[$3] = $5 }
+	END {
+		printf "| vmlinux text+data, bytes | %d | %d | %d | %+d | < 2048 |\n",
+			size["vanilla"], size["off"], size["on"], size["on"] - size["vanilla"]
+		printf "| task_struct slab object, bytes | %d | %d | %d | %+d | <= 8 |\n",
+			slab["vanilla"], slab["off"], slab["on"], slab["on"] - slab["vanilla"]
+	}' "$dir/raw.txt"
+	echo
+	echo "### Opportunistic suspend: 200 ms work + 5 s alarm wait, 20 cycles under autosleep"
+	echo
+	echo "| way | suspended fraction | of ideal | alarm to running, ms (mean / max) | wait to suspend start, ms | syscalls per cycle | suspends in work |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	tr -d '\r' <"$dir/$a-duty.log" | awk '
+	$1 == "DUTY" {
+		for (i = 3; i < NF; i += 2)
+			f[$i] = $(i + 1)
+		name = $2 == "A" ? "(A) SCHED_STAYAWAKE + clock_nanosleep" : "(B) wake_lock + EPOLLWAKEUP timerfd"
+		printf "| %s | %.4f | %.3f | %.1f / %.1f | %.1f | %.2f | %d |\n",
+			name, f["suspended_fraction"], f["suspended_fraction"] / f["ideal"],
+			f["wake_latency_ms"], f["wake_latency_max_ms"], f["suspend_latency_ms"],
+			f["syscalls_per_cycle"], f["work_suspends"]
+	}'
+	echo
+	echo "![duty cycle $a](dutycycle-$a.svg)"
+done

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench: build (a) vanilla 6.1, (b) the series with the feature off,
+# (c) the series; boot each in turn with the same initramfs and run the
+# wakeup benchmarks under -icount (deterministic guest time) and without
+# (wall clock), then the duty-cycle comparison on (c). Writes
+# build/bench/report.md and build/bench/dutycycle-$ARCH.svg.
+#
+#   BENCH_ARCHES="arm64 x86_64" ROUNDS=3 bench/run.sh
+set -eu
+
+out=build/bench
+arches=${BENCH_ARCHES:-arm64 x86_64}
+rounds=${ROUNDS:-3}
+mkdir -p "$out"
+: >"$out/raw.txt"
+
+for a in $arches; do
+	echo "bench: $a: building the three kernels and the guest"
+	make -s ARCH="$a" initramfs dtb kernel
+	make -s ARCH="$a" VARIANT=off kernel
+	make -s ARCH="$a" VARIANT=vanilla kernel
+	for mode in icount wall; do
+		extra=
+		[ "$mode" = wall ] || extra="-icount shift=0,sleep=off"
+		r=1
+		while [ "$r" -le "$rounds" ]; do
+			# Alternate the kernels inside each round.
+			for v in vanilla off on; do
+				vv=$v
+				[ "$v" != on ] || vv=
+				log=$out/$a-$mode-$v-$r.log
+				echo "bench: $a $mode round $r: $v"
+				make -s ARCH="$a" VARIANT="$vv" BENCH=wakeup \
+					QEMU_EXTRA="$extra" TIMEOUT=900 \
+					bench-boot >"$log" 2>&1 || true
+				grep -q 'STAYAWAKE-BENCH-END status=0' "$log" || {
+					echo "bench: $log: the guest did not finish" >&2
+					exit 1
+				}
+				tr -d '\r' <"$log" | sed -n "s/^BENCH /$a $mode $v $r /p" \
+					>>"$out/raw.txt"
+				tr -d '\r' <"$log" | sed -n "s/^BENCH-SLAB /$a slab $v $r /p" \
+					>>"$out/raw.txt"
+			done
+			r=$((r + 1))
+		done
+	done
+	echo "bench: $a: duty cycle (stayawake vs wake_lock + EPOLLWAKEUP)"
+	log=$out/$a-duty.log
+	make -s ARCH="$a" BENCH=dutycycle TIMEOUT=900 bench-boot >"$log" 2>&1 || true
+	grep -q 'STAYAWAKE-BENCH-END status=0' "$log" || {
+		echo "bench: $log: the guest did not finish" >&2
+		exit 1
+	}
+	cross=$(sed -n 's/^CROSS_COMPILE *?= *//p' "boot/$a.mk")
+	for v in vanilla off on; do
+		d=build/$a
+		[ "$v" = on ] || d=$d-$v
+		# text + data of vmlinux
+		echo "$a size $v $("${cross}size" "$d/kernel/vmlinux" |
+			awk 'NR == 2 { print $1 + $2 }')" >>"$out/raw.txt"
+	done
+	bench/plot.sh "$log" "$out/dutycycle-$a.svg" "$a"
+done
+bench/report.sh "$out" >"$out/report.md"
+echo "bench: report $out/report.md"

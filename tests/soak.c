@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Soak under /sys/power/autosleep: an important task repeats "work a random
+ * 50-500 ms (busy, page faults, MONOTONIC sleeps, pipe traffic with a
+ * helper), then sleep a random 3-8 s on an alarm clock" while unimportant
+ * tasks churn. Per cycle, from the kernel's clocks: was the sleep suspended,
+ * did the alarm return by its deadline + 2 s, did the system suspend inside
+ * the work window. sa.cycles=N on the kernel command line (default 20).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+#define LATE_NS (2 * SEC_NS)
+/* BOOTTIME may run this much ahead of MONOTONIC without a suspend */
+#define AWAKE_SLACK_NS (20 * 1000 * 1000)
+
+static int cmdline_int(const char *key, int dflt)
+{
+	FILE *f = fopen("/proc/cmdline", "r");
+	char buf[1024], *p;
+	int v = dflt;
+
+	if (f && fgets(buf, sizeof(buf), f) && (p = strstr(buf, key)))
+		v = atoi(p + strlen(key));
+	if (f)
+		fclose(f);
+	return v > 0 ? v : dflt;
+}
+
+static void spin_ms(int ms)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + ms * 1000000LL;
+
+	while (clock_ns(CLOCK_MONOTONIC) < end)
+		;
+}
+
+/* Unimportant churn: busy, sleep, short-lived children. */
+static pid_t background(int seed)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		unsigned int s = seed;
+
+		for (;;) {
+			struct timespec nap = { .tv_nsec = 100000000 };
+
+			spin_ms(rand_r(&s) % 50);
+			nanosleep(&nap, NULL);
+			if (!(rand_r(&s) % 8) && !fork())
+				_exit(0);
+			while (waitpid(-1, NULL, WNOHANG) > 0)
+				;
+		}
+	}
+	return pid;
+}
+
+/* Echoes what it reads: the other end of the worker's pipe traffic. */
+static pid_t echo_helper(int in, int out)
+{
+	pid_t pid = fork();
+	char buf[256];
+	ssize_t n;
+
+	if (!pid) {
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, n) != n)
+				break;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* 50-500 ms of the things a busy task does. */
+static void work(unsigned int *s, int to_helper, int from_helper)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) +
+		      (50 + rand_r(s) % 451) * 1000000LL;
+	char buf[256] = "ping";
+
+	while (clock_ns(CLOCK_MONOTONIC) < end) {
+		struct timespec nap = { .tv_nsec = 5000000 };
+		size_t len = 16 * 4096;
+		char *m;
+
+		switch (rand_r(s) % 4) {
+		case 0:
+			spin_ms(10);
+			break;
+		case 1:		/* page faults on fresh memory */
+			m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m != MAP_FAILED) {
+				for (size_t i = 0; i < len; i += 4096)
+					m[i] = 1;
+				munmap(m, len);
+			}
+			break;
+		case 2:
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL);
+			break;
+		default:
+			if (write(to_helper, buf, 64) != 64 ||
+			    read(from_helper, buf, 64) != 64)
+				tap_bail("pipe traffic: %s", strerror(errno));
+		}
+	}
+}
+
+/* Sleep until @secs from now on one of the four alarm waits. */
+static int alarm_wait(unsigned int *s, int secs, int64_t *deadline_boot)
+{
+	int kind = rand_r(s) % 4;
+	clockid_t clk = kind & 1 ? CLOCK_REALTIME_ALARM : CLOCK_BOOTTIME_ALARM;
+	struct itimerspec its = { 0 };
+	struct timespec ts;
+	uint64_t ticks;
+	int fd, err;
+
+	*deadline_boot = clock_ns(CLOCK_BOOTTIME) + secs * SEC_NS;
+	clock_gettime(clk == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
+		      CLOCK_BOOTTIME, &ts);
+	ts.tv_sec += secs;
+	if (kind < 2) {
+		do
+			err = clock_nanosleep(clk, TIMER_ABSTIME, &ts, NULL);
+		while (err == EINTR);
+		return err;
+	}
+	fd = timerfd_create(clk, 0);
+	if (fd < 0)
+		return errno;
+	its.it_value = ts;
+	err = timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) ? errno : 0;
+	if (!err && read(fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+int main(void)
+{
+	int cycles = cmdline_int("sa.cycles=", 20);
+	int verbose = cmdline_int("sa.verbose=", 0);
+	int suspended = 0, late = 0, in_work = 0, errs = 0, i, err;
+	int64_t worst = -SEC_NS, t0 = clock_ns(CLOCK_BOOTTIME);
+	int to_helper[2], from_helper[2];
+	pid_t bg[2], helper;
+	unsigned int s = 42;
+	long s0;
+
+	tap_init("soak");
+	if (pipe(to_helper) || pipe(from_helper))
+		tap_bail("pipe: %s", strerror(errno));
+	helper = echo_helper(to_helper[0], from_helper[1]);
+	bg[0] = background(1);
+	bg[1] = background(2);
+	if (stayawake_mark(0, true))
+		tap_bail("cannot mark: %s", strerror(errno));
+	err = write_str("/sys/power/autosleep", "mem");
+	if (err)
+		tap_bail("autosleep: %s", strerror(-err));
+
+	for (i = 0; i < cycles; i++) {
+		struct clock_pair w0, w1, c0, c1;
+		int64_t deadline, lateness;
+
+		clock_pair_read(&w0);
+		work(&s, to_helper[1], from_helper[0]);
+		clock_pair_read(&w1);
+		if (clock_pair_suspended_ns(&w0, &w1) > AWAKE_SLACK_NS)
+			in_work++;
+
+		clock_pair_read(&c0);
+		errs += alarm_wait(&s, 3 + rand_r(&s) % 6, &deadline) != 0;
+		clock_pair_read(&c1);
+		lateness = c1.boot - deadline;
+		worst = lateness > worst ? lateness : worst;
+		late += lateness > LATE_NS;
+		suspended += clock_pair_suspended_ns(&c0, &c1) > SEC_NS;
+		if (verbose)
+			tap_diag("cycle %d: work %.3f s, wait %.3f s, suspended "
+				 "%.3f s, late %+.3f s", i,
+				 (w1.boot - w0.boot) / 1e9,
+				 (c1.boot - c0.boot) / 1e9,
+				 clock_pair_suspended_ns(&c0, &c1) / 1e9,
+				 lateness / 1e9);
+	}
+	/* Still marked: once autosleep is off nothing suspends behind us. */
+	err = write_str("/sys/power/autosleep", "off");
+	stayawake_mark(0, false);
+	kill(bg[0], SIGKILL);
+	kill(bg[1], SIGKILL);
+	kill(helper, SIGKILL);
+	waitpid(helper, NULL, 0);
+	waitpid(bg[0], NULL, 0);
+	waitpid(bg[1], NULL, 0);
+
+	for (i = 0; i < 500 && strcmp(active_sources(), "none"); i++)
+		usleep(10000);
+	printf("# soak: cycles %d, suspended sleeps %d, late or missed wakeups %d "
+	       "(worst %+.3f s), suspends inside work windows %d, "
+	       "leaked holds %s, wall %.1f s\n", cycles, suspended, late,
+	       worst / 1e9, in_work, active_sources(),
+	       (clock_ns(CLOCK_BOOTTIME) - t0) / 1e9);
+	tap_check(!errs && !err, "every alarm wait and autosleep write worked",
+		  "%d failed waits", errs);
+	tap_check(suspended == cycles, "every alarm sleep was suspended",
+		  "%d/%d", suspended, cycles);
+	tap_check(!late, "no alarm returned later than its deadline + 2 s",
+		  "%d late, worst %+.3f s", late, worst / 1e9);
+	tap_check(!in_work, "no suspend inside a work window", "%d", in_work);
+	tap_check(!strcmp(active_sources(), "none") &&
+		  !stayawake_source_active(), "no hold leaked",
+		  "active: %s", active_sources());
+
+	s0 = suspend_success();
+	err = rtc_arm_alarm(3);
+	if (!err)
+		err = write_str("/sys/power/state", "mem");
+	tap_check(!err && suspend_success() == s0 + 1,
+		  "one more alarm suspend succeeds", "write: %s, success %ld->%ld",
+		  err ? strerror(-err) : "ok", s0, suspend_success());
+	return tap_done();
+}
