@@ -13,9 +13,12 @@ out=build/bench
 arches=${BENCH_ARCHES:-arm64 x86_64}
 rounds=${ROUNDS:-3}
 mkdir -p "$out"
-: >"$out/raw.txt"
+touch "$out/raw.txt"
 
 for a in $arches; do
+	# Keep the other arches' figures: one report for all.
+	grep -v "^$a " "$out/raw.txt" >"$out/raw.tmp" || true
+	mv "$out/raw.tmp" "$out/raw.txt"
 	echo "bench: $a: building the three kernels and the guest"
 	make -s ARCH="$a" initramfs dtb kernel
 	make -s ARCH="$a" VARIANT=off kernel
@@ -60,6 +63,21 @@ for a in $arches; do
 		# text + data of vmlinux
 		echo "$a size $v $("${cross}size" "$d/kernel/vmlinux" |
 			awk 'NR == 2 { print $1 + $2 }')" >>"$out/raw.txt"
+	done
+	# Where the growth is: the objects the series touches, (a) vs (c).
+	for o in kernel/sched/stayawake.o kernel/sched/core.o kernel/fork.o \
+		 kernel/exit.o kernel/signal.o kernel/time/alarmtimer.o \
+		 fs/timerfd.o fs/proc/array.o drivers/base/power/wakeup.o \
+		 kernel/power/suspend.o kernel/power/autosleep.o \
+		 drivers/rtc/interface.o drivers/rtc/class.o \
+		 drivers/rtc/rtc-pl031.o drivers/rtc/rtc-cmos.o; do
+		[ -f "build/$a/kernel/$o" ] || continue
+		sz() {
+			[ -f "$1" ] || { echo 0; return; }
+			"${cross}size" "$1" | awk 'NR == 2 { print $1 + $2 }'
+		}
+		echo "$a obj $o $(sz "build/$a-vanilla/kernel/$o") $(sz "build/$a/kernel/$o")" \
+			>>"$out/raw.txt"
 	done
 	bench/plot.sh "$log" "$out/dutycycle-$a.svg" "$a"
 done
