@@ -62,11 +62,11 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) \
 	    APPEND="loglevel=6 pm_debug_messages $(DEBUG_APPEND) $(APPEND)" \
 	    UBOOT_BIN=$(UBOOT_BIN) UBOOT_FLASH=$(OUT)/uboot-flash1.img \
-	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR)
+	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR) $(QENV_EXTRA)
 
 .PHONY: help deps source config kernel headers tests initramfs dtb boot \
 	test test-one test-uboot fit clean distclean checkpatch bisect-check \
-	git-tree export roundtrip demo soak bench bench-boot
+	git-tree export roundtrip demo soak bench bench-boot test-variant
 
 help:
 	@echo "stayawake: opportunistic suspend for Linux 6.1 (SCHED_STAYAWAKE)"
@@ -249,11 +249,20 @@ GUEST := kernel initramfs $(DTB)
 # make bench: see bench/run.sh. One bench boot: BENCH=wakeup|dutycycle on
 # this VARIANT's kernel with the normal guest's initramfs (and DTB).
 BASE_OUT := $(B)/$(ARCH)$(if $(filter 1,$(DEBUG)),-debug)
+BASE_GUEST = INITRD=$(BASE_OUT)/initramfs.cpio \
+	     $(if $(NEEDS_DTB),DTB=$(BASE_OUT)/guest.dtb)
 bench-boot: APPEND += loglevel=4 sa.bench=$(BENCH)
+bench-boot: QENV_EXTRA = $(BASE_GUEST)
 bench-boot: kernel
-	@$(QENV) INITRD=$(BASE_OUT)/initramfs.cpio \
-		$(if $(NEEDS_DTB),DTB=$(BASE_OUT)/guest.dtb) \
-		boot/run-qemu.sh run
+	@$(QENV) boot/run-qemu.sh run
+
+# The normal guest's initramfs on this VARIANT's kernel, judged, e.g.
+# make VARIANT=vanilla APPEND=sa.tests=nofeature test-variant
+test-variant: QENV_EXTRA = $(BASE_GUEST)
+test-variant: kernel
+	@test -f $(BASE_OUT)/initramfs.cpio || \
+		{ echo "test-variant: make ARCH=$(ARCH) initramfs first"; exit 1; }
+	$(call judged-boot,run,$(OUT)/console.log,$(ARCH)$(DSFX))
 
 bench:
 	@bench/run.sh

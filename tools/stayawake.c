@@ -40,9 +40,11 @@ static const char usage[] =
 
 static int die(int code, const char *fmt, const char *arg)
 {
-	fputs("stayawake: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
+	char msg[512];
+
+	/* One write, so the line never interleaves with others */
+	snprintf(msg, sizeof(msg), fmt, arg);
+	fprintf(stderr, "stayawake: %s\n", msg);
 	return code;
 }
 
