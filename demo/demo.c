@@ -76,6 +76,13 @@ static void worker(void)
 		perror("demo: sched_setscheduler(SCHED_STAYAWAKE)");
 		_exit(1);
 	}
+	/* A first round with autosleep still off, for `stayawake list`. */
+	{
+		struct timespec ts = { .tv_sec = 2 };
+
+		clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
+		busy_ms(1000);
+	}
 	/* Marked first, so the system stays up until our first sleep. */
 	if (put("/sys/power/autosleep", "mem"))
 		perror("demo: /sys/power/autosleep");
@@ -90,6 +97,54 @@ static void worker(void)
 	/* Still marked: once we are gone nothing would wake the system. */
 	put("/sys/power/autosleep", "off");
 	_exit(0);
+}
+
+/* Wait (up to 5 s) until the worker's StayAwake: line says @state. */
+static bool worker_is(pid_t wk, const char *state)
+{
+	char path[64], line[128], want[64];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", wk);
+	snprintf(want, sizeof(want), "StayAwake:\t%s\n", state);
+	for (i = 0; i < 500; i++) {
+		FILE *f = fopen(path, "r");
+		bool found = false;
+
+		while (f && !found && fgets(line, sizeof(line), f))
+			found = !strcmp(line, want);
+		if (f)
+			fclose(f);
+		if (found)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void show_list(const char *when)
+{
+	pid_t pid;
+
+	printf("\n  $ stayawake list          # %s\n", when);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		execl("/bin/stayawake", "stayawake", "list", NULL);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* Autosleep is still off: who keeps the system awake, as a person asks. */
+static void preview(pid_t wk)
+{
+	if (worker_is(wk, "deboosted"))
+		show_list("worker sleeps on its alarm: not holding the system");
+	if (worker_is(wk, "boosted"))
+		show_list("worker works: holding the system awake");
 }
 
 /* One trace line as a person reads it; "" for lines we do not show. */
@@ -158,8 +213,8 @@ int main(void)
 
 	printf("stayawake demo: 'worker' is marked SCHED_STAYAWAKE and works %.1f s,\n"
 	       "then sleeps %d s on CLOCK_BOOTTIME_ALARM, %d times, under autosleep;\n"
-	       "'background' (not marked) works 100 ms in every 500 ms.\n\n"
-	       "     time     who        state\n",
+	       "'background' (not marked) works 100 ms in every 500 ms.\n"
+	       "First one round with autosleep off, to ask who keeps the system awake.\n",
 	       WORK_MS / 1000.0, SLEEP_S, CYCLES);
 	fflush(stdout);
 	t0 = b0 = now(CLOCK_BOOTTIME);
@@ -170,6 +225,10 @@ int main(void)
 	wk = fork();
 	if (!wk)
 		worker();
+	preview(wk);
+	printf("The kernel's trace, as it happens:\n\n"
+	       "     time     who        state\n");
+	fflush(stdout);
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
