@@ -66,7 +66,8 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 
 .PHONY: help deps source config kernel headers tests initramfs dtb boot \
 	test test-one test-uboot fit clean distclean checkpatch bisect-check \
-	git-tree export roundtrip demo soak bench bench-boot test-variant
+	git-tree export roundtrip demo soak bench bench-boot test-variant \
+	selftests fuzz fuzz-args
 
 help:
 	@echo "stayawake: opportunistic suspend for Linux 6.1 (SCHED_STAYAWAKE)"
@@ -267,6 +268,52 @@ test-variant: kernel
 bench:
 	@bench/run.sh
 
+# The kernel's own selftests (selftests/list), built from the patched tree,
+# run on the patched kernel and on the vanilla one (same config, same
+# binaries), compared case by case: build/$(ARCH)/selftests.md.
+ST       := $(OUT)/selftests
+ST_LIST  := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' selftests/list)
+ST_NAMES := $(foreach i,$(shell seq 1 3 $(words $(ST_LIST))),$(word $(i),$(ST_LIST)))
+ST_LIMIT := $(shell sed -e 's/\#.*//' selftests/list | awk '{ s += $$3 } END { print s + 300 }')
+ST_VANILLA := $(B)/$(ARCH)$(if $(filter 1,$(DEBUG)),-debug)-vanilla/kernel/$(KIMAGE)
+
+$(ST)/.built: selftests/list $(HDR)/.stamp $(SRC_STAMP) | deps
+	@mkdir -p $(ST)
+	@sed -e 's/#.*//' -e '/^[[:space:]]*$$/d' selftests/list >$(ST)/list
+	@while read -r name dir limit; do \
+		echo "  CC      tools/testing/selftests/$$dir/$$name.c ($(ARCH))"; \
+		$(CROSS_COMPILE)gcc -static -O2 -w -D_GNU_SOURCE \
+			-isystem $(HDR)/include -o $(ST)/$$name \
+			$(SRC)/tools/testing/selftests/$$dir/$$name.c \
+			-lrt -lpthread -lm || exit 1; \
+	done <$(ST)/list
+	@touch $@
+
+# The normal guest's initramfs plus /selftests.
+$(OUT)/selftests.cpio: $(ST)/.built $(OUT)/initramfs.cpio
+	@{ cat $(OUT)/initramfs.list; \
+	   echo "dir /selftests 0755 0 0"; \
+	   echo "file /selftests/list $(ST)/list 0644 0 0"; \
+	   for n in $(ST_NAMES); do \
+		echo "file /selftests/$$n $(ST)/$$n 0755 0 0"; \
+	   done; } >$(OUT)/selftests.list
+	@$(B)/host/gen_init_cpio $(OUT)/selftests.list >$@
+
+selftests: APPEND += sa.selftests
+selftests: TIMEOUT = $(ST_LIMIT)
+selftests: $(GUEST) $(OUT)/selftests.cpio
+	@test -z "$(VARIANT)" || { echo "selftests: runs both kernels itself; drop VARIANT"; exit 2; }
+	@$(MAKE) --no-print-directory VARIANT=vanilla kernel >$(OUT)/selftests-vanilla-build.log 2>&1 || \
+		{ tail -n 20 $(OUT)/selftests-vanilla-build.log; exit 1; }
+	@echo "  BOOT    $(ARCH) patched kernel: selftests (timeout $(TIMEOUT) s)"
+	@$(QENV) INITRD=$(OUT)/selftests.cpio boot/run-qemu.sh run \
+		>$(OUT)/selftests-patched.log 2>&1; echo "qemu exit $$?" >>$(OUT)/selftests-patched.log
+	@echo "  BOOT    $(ARCH) vanilla kernel: selftests (timeout $(TIMEOUT) s)"
+	@$(QENV) INITRD=$(OUT)/selftests.cpio KERNEL=$(ST_VANILLA) boot/run-qemu.sh run \
+		>$(OUT)/selftests-vanilla.log 2>&1; echo "qemu exit $$?" >>$(OUT)/selftests-vanilla.log
+	@scripts/selftests-table.sh $(ARCH) $(OUT)/selftests-patched.log \
+		$(OUT)/selftests-vanilla.log $(OUT)/selftests.md
+
 # The soak alone, CYCLES alarm-sleep cycles under autosleep (about 7 s each).
 CYCLES ?= 200
 SOAK_S = $(shell echo $$(( $(CYCLES) * 12 + 120 )))
@@ -275,6 +322,28 @@ soak: TIMEOUT = $(shell echo $$(( $(SOAK_S) + 300 )))
 soak: $(GUEST)
 	$(call judged-boot,run,$(OUT)/console-soak.log,$(ARCH)-soak)
 	@grep -h '^# soak:' $(OUT)/console-soak.log
+
+# trinity (Debian's, dynamically linked, with its libc) as nobody for
+# SECONDS, the scheduling and timer syscalls in focus; then tests/fuzz.c
+# asks the kernel whether a hold leaked. Judged like make test.
+SECONDS  ?= 600
+FUZZ_S   := $(or $(shell echo '$(SECONDS)' | grep -Ex '[1-9][0-9]{0,5}'),0)
+fuzz-args:
+	@test "$(FUZZ_S)" != 0 || { echo "fuzz: SECONDS=$(SECONDS): give a whole number of seconds, 1 to 999999"; exit 2; }
+
+$(OUT)/trinity/list: scripts/fetch-trinity.sh | deps
+	@scripts/fetch-trinity.sh $(DEB_ARCH) $(OUT)/trinity
+
+$(OUT)/fuzz.cpio: $(OUT)/trinity/list $(TOUT)/fuzz $(OUT)/initramfs.cpio
+	@{ cat $(OUT)/initramfs.list $(OUT)/trinity/list; \
+	   echo "file /tests/fuzz $(TOUT)/fuzz 0755 0 0"; } >$(OUT)/fuzz.list
+	@$(B)/host/gen_init_cpio $(OUT)/fuzz.list >$@
+
+fuzz: APPEND += sa.tests=fuzz sa.fuzz=$(FUZZ_S) sa.timeout=$(shell echo $$(( $(FUZZ_S) + 300 )))
+fuzz: TIMEOUT = $(shell echo $$(( $(FUZZ_S) + 600 )))
+fuzz: QENV_EXTRA = INITRD=$(OUT)/fuzz.cpio
+fuzz: fuzz-args $(GUEST) $(OUT)/fuzz.cpio
+	$(call judged-boot,run,$(OUT)/console-fuzz.log,$(ARCH)-fuzz)
 
 # The RFC's scenario, live on the console, then a picture of it.
 demo: APPEND += loglevel=4 sa.demo

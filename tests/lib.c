@@ -444,3 +444,16 @@ const char *active_sources(void)
 		fclose(f);
 	return off ? buf : "none";
 }
+
+int cmdline_int(const char *key, int dflt)
+{
+	FILE *f = fopen("/proc/cmdline", "r");
+	char buf[1024], *p;
+	int v = dflt;
+
+	if (f && fgets(buf, sizeof(buf), f) && (p = strstr(buf, key)))
+		v = atoi(p + strlen(key));
+	if (f)
+		fclose(f);
+	return v > 0 ? v : dflt;
+}

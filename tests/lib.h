@@ -115,4 +115,8 @@ int trace_count(const char *s);
 /* Empty the trace buffer (O_TRUNC, as `> trace` does). */
 int trace_clear(void);
 
+/* The positive number after @key (e.g. "sa.cycles=") on the kernel's
+ * command line, or @dflt. */
+int cmdline_int(const char *key, int dflt);
+
 #endif

@@ -24,19 +24,6 @@
 /* BOOTTIME may run this much ahead of MONOTONIC without a suspend */
 #define AWAKE_SLACK_NS (20 * 1000 * 1000)
 
-static int cmdline_int(const char *key, int dflt)
-{
-	FILE *f = fopen("/proc/cmdline", "r");
-	char buf[1024], *p;
-	int v = dflt;
-
-	if (f && fgets(buf, sizeof(buf), f) && (p = strstr(buf, key)))
-		v = atoi(p + strlen(key));
-	if (f)
-		fclose(f);
-	return v > 0 ? v : dflt;
-}
-
 static void spin_ms(int ms)
 {
 	int64_t end = clock_ns(CLOCK_MONOTONIC) + ms * 1000000LL;
