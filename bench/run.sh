@@ -6,6 +6,9 @@
 # (wall clock), then the duty-cycle comparison on (c). Writes
 # build/bench/report.md and build/bench/dutycycle-$ARCH.svg.
 #
+# Last, make test's cold and warm wall time (bench/turnaround.sh; skip it
+# with TURNAROUND=no).
+#
 #   BENCH_ARCHES="arm64 x86_64" ROUNDS=3 bench/run.sh
 set -eu
 
@@ -79,7 +82,19 @@ for a in $arches; do
 		echo "$a obj $o $(sz "build/$a-vanilla/kernel/$o") $(sz "build/$a/kernel/$o")" \
 			>>"$out/raw.txt"
 	done
+	# stayawake.o by what its symbols are for (nm sizes; strings apart).
+	"${cross}nm" -S -t d "build/$a/kernel/kernel/sched/stayawake.o" |
+	awk -v a="$a" 'NF == 4 {
+		k = "core"
+		if ($4 ~ /trace|event|print_fmt|TRACE_SYSTEM|^symbols/)
+			k = "trace"
+		else if ($4 ~ /debugfs|proc_stayawake/)
+			k = "views"
+		s[k] += $2
+	}
+	END { for (k in s) print a, "part", k, s[k] }' >>"$out/raw.txt"
 	bench/plot.sh "$log" "$out/dutycycle-$a.svg" "$a"
 done
+[ "${TURNAROUND:-yes}" = no ] || ARCHES="$arches" bench/turnaround.sh "$out"
 bench/report.sh "$out" >"$out/report.md"
 echo "bench: report $out/report.md"
