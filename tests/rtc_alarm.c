@@ -67,11 +67,13 @@ int main(void)
 	/*
 	 * Asleep from the end of the suspend entry to the RTC's wakeup (up to
 	 * a second early); the entry and the resume count as awake time, and
-	 * take over a second on a debug kernel.
+	 * take over a second on a debug kernel. Where timekeeping measures
+	 * the sleep with a persistent clock of whole seconds (x86's CMOS),
+	 * the slept time itself may read up to a second short.
 	 */
 	awake = (c1.mono - c0.mono);
 	tap_check(awake < 3 * SEC_NS &&
-		  slept + awake >= (DELAY_S - 1) * SEC_NS,
+		  slept + awake >= (DELAY_S - 2) * SEC_NS,
 		  "BOOTTIME ran ahead of MONOTONIC by the alarm delay",
 		  "suspended %.2f s of %d s, %.2f s awake entering and leaving",
 		  slept / 1e9, DELAY_S, awake / 1e9);
