@@ -79,7 +79,11 @@ for a in $(awk '{ print $1 }' "$dir/raw.txt" | sort -u); do
 	echo "| object | (a) | (c) | growth |"
 	echo "| --- | --- | --- | --- |"
 	awk -v arch="$a" '$1 == arch && $2 == "obj" && $5 != $4 {
-		printf "| %s | %d | %d | %+d |\n", $3, $4, $5, $5 - $4 }' "$dir/raw.txt"
+		printf "| %s | %d | %d | %+d |\n", $3, $4, $5, $5 - $4 }
+	$1 == arch && $2 == "obj" { sa += $4; sc += $5 }
+	END { printf "| all of them | %d | %d | %+d |\n", sa, sc, sc - sa }' "$dir/raw.txt"
+	echo
+	echo "The objects' sum is the better measure of the growth: the linker pads vmlinux sections (on x86_64 .rodata to 4 KiB), so the vmlinux total moves in such steps."
 	awk -v arch="$a" '
 	$1 == arch && $2 == "size" { size[$3] = $4 }
 	$1 == arch && $2 == "part" { part[$3] = $4 }
