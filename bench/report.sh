@@ -124,7 +124,7 @@ for a in $(awk '{ print $1 }' "$dir/raw.txt" | sort -u); do
 		printf "\n(A) reaches %.3f of the ideal suspended fraction: %s (>= 0.95).", of,
 			(of >= 0.95 ? "met" : "MISSED")
 		if (of < 0.95)
-			printf " The alarm hardware wakes early: the CMOS RTC alarm has whole-second resolution, so the system resumes up to a second before the deadline and stays awake, held by alarmtimer, until it; (B) pays the same (%.3f of ideal).", f["B", "suspended_fraction"] / f["B", "ideal"]
+			printf " The alarm hardware wakes early: the CMOS RTC alarm has whole-second resolution, so the system resumes up to a second (about half a second on average) before the deadline and stays awake, held by alarmtimer, until it; (B) pays the same (%.3f of ideal). How early depends on each deadline'"'"'s phase against the RTC'"'"'s second, which with a 5.2 s cycle repeats every 5 cycles: the 20 cycles of (A) and of (B) start at different phases, so their fractions differ by a few hundredths either way from run to run.", f["B", "suspended_fraction"] / f["B", "ideal"]
 		n = split("suspended_fraction wake_latency_ms suspend_latency_ms syscalls_per_cycle work_suspends", k, " ")
 		worse = ""
 		for (i = 1; i <= n; i++) {
