@@ -196,8 +196,14 @@ int main(void)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED || pipe(park_pipe))
 		tap_bail("setup: %s", strerror(errno));
-	/* Witness of the freezer: power:suspend_resume freeze_processes */
+	/*
+	 * Witness of the freezer: power:suspend_resume freeze_processes, and
+	 * only that: the refused attempts' other events would overwrite the
+	 * ring buffer in 30 s and take the few freezes of a slow run with them.
+	 */
 	trace_clear();
+	write_str("/sys/kernel/tracing/events/power/suspend_resume/filter",
+		  "action == \"freeze_processes\"");
 	write_str("/sys/kernel/tracing/events/power/suspend_resume/enable", "1");
 	write_str("/sys/kernel/tracing/tracing_on", "1");
 	sus = suspender();
@@ -212,6 +218,7 @@ int main(void)
 	waitpid(sus, NULL, 0);
 	write_str("/sys/kernel/tracing/events/power/suspend_resume/enable", "0");
 	freezes = trace_count("freeze_processes[0] begin");
+	write_str("/sys/kernel/tracing/events/power/suspend_resume/filter", "0");
 	suspends = suspend_success() - s0;
 	for (i = 0; i < 1000 && sh->parked < NT; i++)
 		usleep(10000);
