@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The deboost/reboost handshake of an alarm wait under fire. A task marked
+ * SCHED_STAYAWAKE waits for microseconds on an alarm clock, thousands of
+ * times, while autosleep starts a suspend attempt each time it lets go; in
+ * the last phase a helper also interrupts it with signals. After every
+ * return /proc must say "boosted": a task back from its wait deboosted works
+ * with nothing holding the system awake, and under autosleep it can be
+ * frozen with no alarm queued (a device that never wakes). An unmarked
+ * helper sleeping on an alarm makes sure such a suspend still ends.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib.h"
+
+#define SAFETY_S 3
+
+enum phase { NSLEEP, TIMERFD, SIGNALS };
+static const char *const phase_name[] = { "clock_nanosleep", "timerfd read",
+					   "clock_nanosleep + signals" };
+
+static unsigned int seed = 12345;
+static volatile sig_atomic_t handled;
+
+static long rnd(long n)
+{
+	seed = seed * 1103515245 + 12345;
+	return (seed >> 8) % n;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+/* An unmarked alarm sleeper: no suspend lasts longer than SAFETY_S. */
+static pid_t start_safety_net(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct timespec ts = { .tv_sec = SAFETY_S };
+
+		for (;;)
+			clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
+	}
+	return pid;
+}
+
+/* Interrupts @target every 0-2 ms until killed. */
+static pid_t start_signaller(pid_t target)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			struct timespec ts = { .tv_nsec = rnd(2000000) };
+
+			nanosleep(&ts, NULL);
+			kill(target, SIGUSR1);
+		}
+	}
+	return pid;
+}
+
+/*
+ * Most waits end at once, so the alarm fires while the task is still on its
+ * way into the wait; some last long enough to let an attempt reach the
+ * freezer, which then runs while the next waits begin and end.
+ */
+static long wait_ns(enum phase ph)
+{
+	if (ph == SIGNALS)
+		return rnd(2000000);
+	return rnd(4) ? rnd(30000) : 200000 + rnd(3000000);
+}
+
+static void short_wait(enum phase ph, int tfd, int i)
+{
+	int clk = i & 1 ? CLOCK_REALTIME_ALARM : CLOCK_BOOTTIME_ALARM;
+	struct timespec ts = { .tv_nsec = wait_ns(ph) };
+	struct itimerspec its = { .it_value = { .tv_nsec = 1 + wait_ns(ph) } };
+	uint64_t ticks;
+
+	if (ph != TIMERFD) {
+		clock_nanosleep(clk, 0, &ts, NULL);
+		return;
+	}
+	timerfd_settime(tfd, 0, &its, NULL);
+	if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EINTR)
+		tap_bail("timerfd read: %s", strerror(errno));
+}
+
+static void run_phase(enum phase ph, int secs)
+{
+	long attempts0 = read_long("/sys/power/suspend_stats/fail") +
+			 suspend_success();
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + secs * SEC_NS;
+	int tfd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	long waits = 0, bad = 0, first_bad = -1, attempts, freezes;
+	pid_t sig = ph == SIGNALS ? start_signaller(getpid()) : 0;
+	char state[32], caze[80];
+
+	if (tfd < 0)
+		tap_bail("timerfd_create: %s", strerror(errno));
+	handled = 0;
+	trace_clear();
+	while (clock_ns(CLOCK_MONOTONIC) < end) {
+		short_wait(ph, tfd, waits);
+		if (strcmp(proc_stayawake(getpid(), state, sizeof(state)),
+			   "boosted")) {
+			if (first_bad < 0)
+				first_bad = waits;
+			bad++;
+		}
+		waits++;
+	}
+	if (sig > 0) {
+		kill(sig, SIGKILL);
+		waitpid(sig, NULL, 0);
+	}
+	close(tfd);
+	freezes = trace_count("freeze_processes[0] begin");
+	attempts = read_long("/sys/power/suspend_stats/fail") +
+		   suspend_success() - attempts0;
+
+	snprintf(caze, sizeof(caze), "%s: raced by suspend attempts",
+		 phase_name[ph]);
+	tap_check(waits > 100 && freezes > 0, caze,
+		  "%ld waits, %ld signals, %ld suspend attempts, %ld froze tasks",
+		  waits, (long)handled, attempts, freezes);
+	snprintf(caze, sizeof(caze), "%s: boosted after every return",
+		 phase_name[ph]);
+	tap_check(!bad, caze, "%ld of %ld returns deboosted (first at %ld)",
+		  bad, waits, first_bad);
+}
+
+int main(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	int secs = cmdline_int("sa.race_s=", 6);
+	pid_t safety;
+	int err;
+
+	tap_init("wait_race");
+	sigaction(SIGUSR1, &sa, NULL);
+	safety = start_safety_net();
+	if (safety < 0 || stayawake_mark(0, true))
+		tap_bail("setup: %s", strerror(errno));
+	/* Witness: the freezer's own trace event, and nothing else. */
+	write_str("/sys/kernel/tracing/events/power/suspend_resume/filter",
+		  "action == \"freeze_processes\"");
+	write_str("/sys/kernel/tracing/events/power/suspend_resume/enable", "1");
+	write_str("/sys/kernel/tracing/tracing_on", "1");
+	err = write_str("/sys/power/autosleep", "mem");
+	if (err)
+		tap_bail("autosleep: %s", strerror(-err));
+
+	run_phase(NSLEEP, secs);
+	run_phase(TIMERFD, secs);
+	run_phase(SIGNALS, secs);
+
+	/* Autosleep off while still marked, or it could suspend for good. */
+	err = write_str("/sys/power/autosleep", "off");
+	stayawake_mark(0, false);
+	write_str("/sys/kernel/tracing/events/power/suspend_resume/enable", "0");
+	write_str("/sys/kernel/tracing/events/power/suspend_resume/filter", "0");
+	kill(safety, SIGKILL);
+	waitpid(safety, NULL, 0);
+	tap_check(!err, "autosleep switched off", "%s",
+		  err ? strerror(-err) : "ok");
+	tap_check(!stayawake_source_active(), "stayawake source idle at the end",
+		  "%s", stayawake_source_str());
+	return tap_done();
+}
