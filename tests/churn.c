@@ -186,6 +186,7 @@ int main(void)
 	int want = 0, agree = 0, boosted, lines, i;
 	char buf[16];
 	struct stayawake_entry e;
+	struct alarm_suspend as;
 	unsigned int seed = 1;
 	bool wanted[NT];
 	long s0 = suspend_success(), suspends;
@@ -261,15 +262,10 @@ int main(void)
 		  "boosted %d, %s", boosted, stayawake_source_str());
 
 	/* The suspender's last RTC alarm may still fire and be handled. */
-	for (i = 0; i < 500 && strcmp(active_sources(), "none"); i++)
-		usleep(10000);
-	s0 = suspend_success();
-	i = rtc_arm_alarm(3);
-	if (!i)
-		i = write_str("/sys/power/state", "mem");
-	tap_check(!i && suspend_success() == s0 + 1, "and the system suspends",
+	wait_sources_idle();
+	tap_check(alarm_suspend(3, &as), "and the system suspends",
 		  "write: %s, success %ld->%ld, active sources: %s",
-		  i ? strerror(-i) : "ok", s0, suspend_success(),
-		  active_sources());
+		  as.err ? strerror(-as.err) : "ok", as.success_before,
+		  as.success_after, active_sources());
 	return tap_done();
 }

@@ -86,15 +86,6 @@ static pid_t holdup(size_t mb)
 	return pid;
 }
 
-/* Holds of an earlier attempt (alarmtimer's own 2 s) would refuse the next. */
-static void wait_sources_idle(void)
-{
-	int i;
-
-	for (i = 0; i < 500 && strcmp(active_sources(), "none"); i++)
-		usleep(10000);
-}
-
 static void one(bool marked, size_t mb, int64_t lock_ns)
 {
 	const char *who = marked ? "marked" : "unmarked";
@@ -154,10 +145,8 @@ static void one(bool marked, size_t mb, int64_t lock_ns)
 
 int main(void)
 {
-	struct clock_pair a, b;
+	struct alarm_suspend as;
 	int64_t ns;
-	long s0;
-	int err;
 
 	tap_init("frozen_alarm");
 	/* Once to have the host back the guest's pages, then measure. */
@@ -177,16 +166,9 @@ int main(void)
 
 	/* And nothing is left behind: an alarm suspend works. */
 	wait_sources_idle();
-	s0 = suspend_success();
-	clock_pair_read(&a);
-	err = rtc_arm_alarm(3);
-	if (!err)
-		err = write_str("/sys/power/state", "mem");
-	clock_pair_read(&b);
-	tap_check(!err && suspend_success() == s0 + 1 &&
-		  clock_pair_suspended_ns(&a, &b) > SEC_NS,
+	tap_check(alarm_suspend(3, &as) && as.suspended_ns > SEC_NS,
 		  "an alarm suspend still works afterwards",
-		  "write %s, suspended %.2f s", err ? strerror(-err) : "ok",
-		  clock_pair_suspended_ns(&a, &b) / 1e9);
+		  "write %s, suspended %.2f s", as.err ? strerror(-as.err) : "ok",
+		  as.suspended_ns / 1e9);
 	return tap_done();
 }

@@ -191,8 +191,9 @@ int main(void)
 	int root_unmarked = 0;
 	char st[32];
 	pid_t imp;
-	int boosted, lines, status = 0, err, logfd;
-	long taint0, s0, ran;
+	int boosted, lines, status = 0, logfd;
+	struct alarm_suspend as;
+	long taint0, ran;
 	bool exited_early = false;
 	int64_t t0, deadline;
 	struct stayawake_entry e;
@@ -300,8 +301,7 @@ int main(void)
 	kill(imp, SIGKILL);
 	waitpid(imp, NULL, 0);
 
-	for (i = 0; i < 500 && strcmp(active_sources(), "none"); i++)
-		usleep(10000);
+	wait_sources_idle();
 	stayawake_debugfs(-1, &e, &boosted, &lines);
 	tap_check(boosted == 0 && lines == 0, "the kernel counts no boosted task",
 		  "header %d, lines %d", boosted, lines);
@@ -312,14 +312,10 @@ int main(void)
 		  "the kernel is not tainted", "tainted %ld -> %ld", taint0,
 		  read_long("/proc/sys/kernel/tainted"));
 
-	s0 = suspend_success();
-	err = rtc_arm_alarm(3);
-	if (!err)
-		err = write_str("/sys/power/state", "mem");
-	tap_check(!err && suspend_success() == s0 + 1,
+	tap_check(alarm_suspend(3, &as),
 		  "one alarm suspend succeeds after the fuzzing",
-		  "write: %s, success %ld->%ld", err ? strerror(-err) : "ok",
-		  s0, suspend_success());
+		  "write: %s, success %ld->%ld", as.err ? strerror(-as.err) : "ok",
+		  as.success_before, as.success_after);
 	umount(WORKDIR);
 	return tap_done();
 }

@@ -208,6 +208,29 @@ bool check_suspend_refused(const char *what)
 			 err ? strerror(-err) : "ok", s0, s1);
 }
 
+bool alarm_suspend(int secs, struct alarm_suspend *r)
+{
+	struct clock_pair a, b;
+
+	r->success_before = suspend_success();
+	clock_pair_read(&a);
+	r->err = rtc_arm_alarm(secs);
+	if (!r->err)
+		r->err = write_str("/sys/power/state", "mem");
+	clock_pair_read(&b);
+	r->success_after = suspend_success();
+	r->suspended_ns = clock_pair_suspended_ns(&a, &b);
+	return !r->err && r->success_after == r->success_before + 1;
+}
+
+void wait_sources_idle(void)
+{
+	int i;
+
+	for (i = 0; i < 500 && strcmp(active_sources(), "none"); i++)
+		usleep(10000);
+}
+
 int rtc_parent_name(const char *rtc, char *buf, int len)
 {
 	char path[PATH_MAX], target[PATH_MAX];

@@ -62,6 +62,20 @@ bool check_suspend_refused(const char *what);
 /* Arm the RTC wake alarm 'secs' from now through /dev/rtc0. */
 int rtc_arm_alarm(int secs);
 
+/* One RTC alarm suspend: arm the RTC 'secs' out and write "mem". */
+struct alarm_suspend {
+	int err;			/* -errno of the arming or of the write */
+	long success_before, success_after;
+	int64_t suspended_ns;		/* BOOTTIME - MONOTONIC across both */
+};
+
+/* True if the write worked and suspend_stats/success rose by one. */
+bool alarm_suspend(int secs, struct alarm_suspend *r);
+
+/* Wait up to 5 s for every wakeup source to be idle: holds left by an
+ * earlier attempt or a late RTC alarm would refuse the next suspend. */
+void wait_sources_idle(void);
+
 #define SEC_NS 1000000000LL
 
 

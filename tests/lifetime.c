@@ -137,9 +137,9 @@ static int fork_and_exec(const char *self)
 
 int main(int argc, char **argv)
 {
-	struct clock_pair c0, c1;
-	long s0, s1;
-	int err, r;
+	struct alarm_suspend as;
+	bool ok;
+	int r;
 
 	if (argc > 1 && !strcmp(argv[1], "--exit-marked"))
 		return sched_getscheduler(0) & SCHED_STAYAWAKE ? 0 : 7;
@@ -156,24 +156,18 @@ int main(int argc, char **argv)
 		  "status %d; %s", r, stayawake_source_str());
 
 	/* Traced, so that a failure shows which wakeup source stood in the way. */
-	s0 = suspend_success();
-	clock_pair_read(&c0);
 	trace_clear();
 	write_str("/sys/kernel/tracing/events/power/wakeup_source_activate/enable", "1");
 	write_str("/sys/kernel/tracing/events/power/wakeup_source_deactivate/enable", "1");
 	write_str("/sys/kernel/tracing/tracing_on", "1");
-	err = rtc_arm_alarm(4);
-	if (!err)
-		err = write_str("/sys/power/state", "mem");
+	ok = alarm_suspend(4, &as);
 	write_str("/sys/kernel/tracing/tracing_on", "0");
 	write_str("/sys/kernel/tracing/events/power/wakeup_source_activate/enable", "0");
 	write_str("/sys/kernel/tracing/events/power/wakeup_source_deactivate/enable", "0");
-	clock_pair_read(&c1);
-	s1 = suspend_success();
-	if (!tap_check(!err && s1 == s0 + 1, "the system suspends afterwards",
+	if (!tap_check(ok, "the system suspends afterwards",
 		       "write: %s, success %ld->%ld, suspended %.2f s",
-		       err ? strerror(-err) : "ok", s0, s1,
-		       clock_pair_suspended_ns(&c0, &c1) / 1e9)) {
+		       as.err ? strerror(-as.err) : "ok", as.success_before,
+		       as.success_after, as.suspended_ns / 1e9)) {
 		char line[256];
 		FILE *f = fopen("/sys/kernel/tracing/trace", "r");
 

@@ -146,7 +146,7 @@ int main(void)
 	int to_helper[2], from_helper[2];
 	pid_t bg[2], helper;
 	unsigned int s = 42;
-	long s0;
+	struct alarm_suspend as;
 
 	tap_init("soak");
 	if (pipe(to_helper) || pipe(from_helper))
@@ -195,8 +195,7 @@ int main(void)
 	waitpid(bg[0], NULL, 0);
 	waitpid(bg[1], NULL, 0);
 
-	for (i = 0; i < 500 && strcmp(active_sources(), "none"); i++)
-		usleep(10000);
+	wait_sources_idle();
 	printf("# soak: cycles %d, suspended sleeps %d, late or missed wakeups %d "
 	       "(worst %+.3f s), suspends inside work windows %d, "
 	       "leaked holds %s, wall %.1f s\n", cycles, suspended, late,
@@ -213,12 +212,8 @@ int main(void)
 		  !stayawake_source_active(), "no hold leaked",
 		  "active: %s", active_sources());
 
-	s0 = suspend_success();
-	err = rtc_arm_alarm(3);
-	if (!err)
-		err = write_str("/sys/power/state", "mem");
-	tap_check(!err && suspend_success() == s0 + 1,
-		  "one more alarm suspend succeeds", "write: %s, success %ld->%ld",
-		  err ? strerror(-err) : "ok", s0, suspend_success());
+	tap_check(alarm_suspend(3, &as), "one more alarm suspend succeeds",
+		  "write: %s, success %ld->%ld", as.err ? strerror(-as.err) : "ok",
+		  as.success_before, as.success_after);
 	return tap_done();
 }
