@@ -21,45 +21,30 @@
 
 enum { AS_ROOT, NO_CAP, NO_DEBUGFS };
 
+/* In the child, before the exec: the situation to run the command in. */
+static void situation(int how)
+{
+	/* As root, exec would give it back unless the bounding set loses it
+	 * too. */
+	if (how == NO_CAP &&
+	    (prctl(PR_CAPBSET_DROP, CAP_BLOCK_SUSPEND, 0, 0, 0) ||
+	     drop_cap_block_suspend()))
+		_exit(99);
+	/* A private mount table without debugfs */
+	if (how == NO_DEBUGFS &&
+	    (unshare(CLONE_NEWNS) ||
+	     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	     umount2("/sys/kernel/debug", MNT_DETACH)))
+		_exit(98);
+}
+
 /* Run the command with up to 4 arguments; stdout+stderr into out. */
 static int cli(int how, char *out, size_t len, const char *a1,
 	       const char *a2, const char *a3, const char *a4)
 {
-	const char *argv[] = { CLI, a1, a2, a3, a4, NULL };
-	int fd[2], st;
-	size_t off = 0;
-	ssize_t n;
-	pid_t pid;
+	const char *const argv[] = { CLI, a1, a2, a3, a4, NULL };
 
-	if (pipe(fd))
-		tap_bail("pipe: %s", strerror(errno));
-	pid = fork();
-	if (!pid) {
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		close(fd[0]);
-		/* As root, exec would give it back unless the bounding set
-		 * loses it too. */
-		if (how == NO_CAP &&
-		    (prctl(PR_CAPBSET_DROP, CAP_BLOCK_SUSPEND, 0, 0, 0) ||
-		     drop_cap_block_suspend()))
-			_exit(99);
-		/* A private mount table without debugfs */
-		if (how == NO_DEBUGFS &&
-		    (unshare(CLONE_NEWNS) ||
-		     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		     umount2("/sys/kernel/debug", MNT_DETACH)))
-			_exit(98);
-		execv(CLI, (char **)argv);
-		_exit(97);
-	}
-	close(fd[1]);
-	while (off + 1 < len && (n = read(fd[0], out + off, len - off - 1)) > 0)
-		off += n;
-	out[off] = 0;
-	close(fd[0]);
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return run_capture(argv, out, len, situation, how);
 }
 
 /* A child that sleeps on an alarm, marked or not: our target. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/rtc.h>
@@ -221,6 +222,35 @@ bool alarm_suspend(int secs, struct alarm_suspend *r)
 	r->success_after = suspend_success();
 	r->suspended_ns = clock_pair_suspended_ns(&a, &b);
 	return !r->err && r->success_after == r->success_before + 1;
+}
+
+int run_capture(const char *const argv[], char *out, size_t len,
+		void (*setup)(int how), int how)
+{
+	size_t off = 0;
+	int fd[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fd))
+		tap_bail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		dup2(fd[1], 1);
+		dup2(fd[1], 2);
+		close(fd[0]);
+		if (setup)
+			setup(how);
+		execv(argv[0], (char *const *)argv);
+		_exit(97);
+	}
+	close(fd[1]);
+	while (off + 1 < len && (n = read(fd[0], out + off, len - off - 1)) > 0)
+		off += n;
+	out[off] = 0;
+	close(fd[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 void wait_sources_idle(void)

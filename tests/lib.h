@@ -72,6 +72,12 @@ struct alarm_suspend {
 /* True if the write worked and suspend_stats/success rose by one. */
 bool alarm_suspend(int secs, struct alarm_suspend *r);
 
+/* Run argv[0] with stdout and stderr into out (NUL-terminated); in the
+ * child, setup(how) first unless NULL (it _exit()s on failure). Returns the
+ * exit status, or 128 + the signal that killed it. */
+int run_capture(const char *const argv[], char *out, size_t len,
+		void (*setup)(int how), int how);
+
 /* Wait up to 5 s for every wakeup source to be idle: holds left by an
  * earlier attempt or a late RTC alarm would refuse the next suspend. */
 void wait_sources_idle(void);

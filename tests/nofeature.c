@@ -6,7 +6,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib.h"
@@ -14,29 +13,9 @@
 static int run(char *out, size_t len, const char *a1, const char *a2,
 	       const char *a3)
 {
-	const char *argv[] = { "/bin/stayawake", a1, a2, a3, NULL };
-	int fd[2], st;
-	size_t off;
-	ssize_t n;
-	pid_t pid;
+	const char *const argv[] = { "/bin/stayawake", a1, a2, a3, NULL };
 
-	if (pipe(fd))
-		tap_bail("pipe");
-	pid = fork();
-	if (!pid) {
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		execv(argv[0], (char **)argv);
-		_exit(97);
-	}
-	close(fd[1]);
-	off = 0;
-	while (off + 1 < len && (n = read(fd[0], out + off, len - off - 1)) > 0)
-		off += n;
-	out[off] = 0;
-	close(fd[0]);
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_capture(argv, out, len, NULL, 0);
 }
 
 int main(void)
