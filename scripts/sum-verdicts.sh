@@ -13,7 +13,9 @@ for s in "$@"; do
 	p=$(echo "$line" | sed -n 's/.* \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
 	f=$(echo "$line" | sed -n 's/.* \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
 	if [ -z "$p" ]; then
-		echo "$(basename "$(dirname "$s")"): no verdict (build or boot failed)"
+		name=$(basename "$(dirname "$s")")
+		case $s in *-uboot.log.summary) name=$name-uboot ;; esac
+		echo "$name: no verdict (build or boot failed)"
 		f=1
 		p=0
 	else
