@@ -132,6 +132,12 @@ static bool traced_cycle(long *s0, long *s1, int64_t *slept, int *err)
 	kill(sus, SIGKILL);
 	waitpid(sus, NULL, 0);
 	stayawake_mark(0, false);
+	/*
+	 * Some holds end by their timeout (alarmtimer's 1 s for an alarm that
+	 * fired before the thaw): let them end inside the trace. A hold that
+	 * is never released is still missing its deactivation then.
+	 */
+	wait_sources_idle();
 	tracing("tracing_on", "0");
 	tracing("events/power/wakeup_source_activate/enable", "0");
 	tracing("events/power/wakeup_source_deactivate/enable", "0");

@@ -147,6 +147,7 @@ int main(void)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
 	int secs = cmdline_int("sa.race_s=", 6);
+	struct alarm_suspend as;
 	pid_t safety;
 	int err;
 
@@ -179,5 +180,12 @@ int main(void)
 		  err ? strerror(-err) : "ok");
 	tap_check(!stayawake_source_active(), "stayawake source idle at the end",
 		  "%s", stayawake_source_str());
+	/* The aborted attempts left nothing behind (a sleeper's alarm that
+	 * the freezer recorded, say) that refuses the next suspend. */
+	wait_sources_idle();
+	tap_check(alarm_suspend(3, &as), "an alarm suspend works afterwards",
+		  "write: %s, success %ld->%ld, active sources: %s",
+		  as.err ? strerror(-as.err) : "ok", as.success_before,
+		  as.success_after, active_sources());
 	return tap_done();
 }
