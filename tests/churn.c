@@ -263,7 +263,8 @@ int main(void)
 
 	/* The suspender's last RTC alarm may still fire and be handled. */
 	wait_sources_idle();
-	tap_check(alarm_suspend(3, &as), "and the system suspends",
+	alarm_suspend(3, &as);
+	tap_check(as.ok, "and the system suspends",
 		  "write: %s, success %ld->%ld, active sources: %s",
 		  as.err ? strerror(-as.err) : "ok", as.success_before,
 		  as.success_after, active_sources());

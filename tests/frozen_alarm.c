@@ -166,7 +166,8 @@ int main(void)
 
 	/* And nothing is left behind: an alarm suspend works. */
 	wait_sources_idle();
-	tap_check(alarm_suspend(3, &as) && as.suspended_ns > SEC_NS,
+	alarm_suspend(3, &as);
+	tap_check(as.ok && as.suspended_ns > SEC_NS,
 		  "an alarm suspend still works afterwards",
 		  "write %s, suspended %.2f s", as.err ? strerror(-as.err) : "ok",
 		  as.suspended_ns / 1e9);

@@ -221,7 +221,8 @@ bool alarm_suspend(int secs, struct alarm_suspend *r)
 	clock_pair_read(&b);
 	r->success_after = suspend_success();
 	r->suspended_ns = clock_pair_suspended_ns(&a, &b);
-	return !r->err && r->success_after == r->success_before + 1;
+	r->ok = !r->err && r->success_after == r->success_before + 1;
+	return r->ok;
 }
 
 int run_capture(const char *const argv[], char *out, size_t len,

@@ -62,14 +62,17 @@ bool check_suspend_refused(const char *what);
 /* Arm the RTC wake alarm 'secs' from now through /dev/rtc0. */
 int rtc_arm_alarm(int secs);
 
-/* One RTC alarm suspend: arm the RTC 'secs' out and write "mem". */
+/* One RTC alarm suspend: arm the RTC 'secs' out and write "mem". Call it
+ * before the tap_check() that reports it, not in its arguments: their order
+ * of evaluation is unspecified (x86_64 gcc read the fields first). */
 struct alarm_suspend {
+	bool ok;			/* the write worked, success rose by one */
 	int err;			/* -errno of the arming or of the write */
 	long success_before, success_after;
 	int64_t suspended_ns;		/* BOOTTIME - MONOTONIC across both */
 };
 
-/* True if the write worked and suspend_stats/success rose by one. */
+/* Returns r->ok. */
 bool alarm_suspend(int secs, struct alarm_suspend *r);
 
 /* Run argv[0] with stdout and stderr into out (NUL-terminated); in the

@@ -81,7 +81,8 @@ int main(void)
 		close(hold);
 	}
 
-	tap_check(alarm_suspend(4, &as), "suspends once no task is marked",
+	alarm_suspend(4, &as);
+	tap_check(as.ok, "suspends once no task is marked",
 		  "write: %s, success %ld->%ld, suspended %.2f s",
 		  as.err ? strerror(-as.err) : "ok", as.success_before,
 		  as.success_after, as.suspended_ns / 1e9);

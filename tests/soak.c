@@ -212,7 +212,8 @@ int main(void)
 		  !stayawake_source_active(), "no hold leaked",
 		  "active: %s", active_sources());
 
-	tap_check(alarm_suspend(3, &as), "one more alarm suspend succeeds",
+	alarm_suspend(3, &as);
+	tap_check(as.ok, "one more alarm suspend succeeds",
 		  "write: %s, success %ld->%ld", as.err ? strerror(-as.err) : "ok",
 		  as.success_before, as.success_after);
 	return tap_done();

@@ -183,7 +183,8 @@ int main(void)
 	/* The aborted attempts left nothing behind (a sleeper's alarm that
 	 * the freezer recorded, say) that refuses the next suspend. */
 	wait_sources_idle();
-	tap_check(alarm_suspend(3, &as), "an alarm suspend works afterwards",
+	alarm_suspend(3, &as);
+	tap_check(as.ok, "an alarm suspend works afterwards",
 		  "write: %s, success %ld->%ld, active sources: %s",
 		  as.err ? strerror(-as.err) : "ok", as.success_before,
 		  as.success_after, active_sources());
