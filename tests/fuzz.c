@@ -95,22 +95,12 @@ static int scan_uid(uid_t uid, int *marked)
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
-		char path[300], line[128], state[32] = "";
-		unsigned int ruid = ~0u;
-		FILE *f;
+		char state[16];
+		unsigned int ruid;
 
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/status", de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			sscanf(line, "Uid: %u", &ruid);
-			sscanf(line, "StayAwake: %31s", state);
-		}
-		fclose(f);
-		if (ruid != uid)
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    proc_status(de->d_name, &ruid, state, sizeof(state)) ||
+		    ruid != uid)
 			continue;
 		n++;
 		if (state[0] && strcmp(state, "off"))

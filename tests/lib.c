@@ -379,22 +379,35 @@ int drop_cap_block_suspend(void)
 	return syscall(SYS_capset, &hdr, data);
 }
 
-const char *proc_stayawake(int pid, char *buf, int len)
+int proc_status(const char *pid, unsigned int *ruid, char *state, int len)
 {
-	char path[64], line[256];
+	char path[300], line[256], word[16];
 	FILE *f;
 
-	buf[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	*ruid = ~0u;
+	state[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
 	f = fopen(path, "r");
 	if (!f)
-		return buf;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "StayAwake: %15s", buf) == 1)
-			break;
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "Uid: %u", ruid);
+		/* %15s into a buffer of our own: the caller's may be shorter. */
+		if (sscanf(line, "StayAwake: %15s", word) == 1 &&
+		    (int)strlen(word) < len)
+			strcpy(state, word);
+	}
 	fclose(f);
-	if ((int)strlen(buf) >= len)
-		buf[0] = 0;
+	return 0;
+}
+
+const char *proc_stayawake(int pid, char *buf, int len)
+{
+	char num[16];
+	unsigned int ruid;
+
+	snprintf(num, sizeof(num), "%d", pid);
+	proc_status(num, &ruid, buf, len);
 	return buf;
 }
 

@@ -110,8 +110,12 @@ const char *stayawake_source_str(void);
 /* Drop CAP_BLOCK_SUSPEND from the calling process (all sets). */
 int drop_cap_block_suspend(void);
 
-/* The StayAwake: word of /proc/PID/status ("off", ...); "" if unreadable. */
+/* The StayAwake: word of /proc/PID/status ("off", ...); "" if unreadable
+ * or longer than len - 1. */
 const char *proc_stayawake(int pid, char *buf, int len);
+/* The same for /proc/<pid>/status by name, and its real uid (~0 if not
+ * read); -1 if the task is gone. */
+int proc_status(const char *pid, unsigned int *ruid, char *state, int len);
 
 /* One task's line in /sys/kernel/debug/stayawake. */
 struct stayawake_entry {
