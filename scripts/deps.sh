@@ -7,7 +7,7 @@ set -eu
 PKGS="linux-source-6.1 gcc gcc-aarch64-linux-gnu libc6-dev libc6-dev-arm64-cross
 qemu-system-arm qemu-system-x86 u-boot-tools u-boot-qemu device-tree-compiler
 busybox-static bc bison flex libssl-dev libelf-dev cpio ccache make xz-utils
-patch git perl python3 python3-ply python3-git kmod"
+patch git perl python3 python3-ply python3-git kmod rsync"
 
 missing=""
 for p in $PKGS; do
