@@ -47,7 +47,19 @@ FRAGMENTS := arch-configs/common.config arch-configs/$(ARCH).config \
 	     $(if $(filter 1,$(DEBUG)),arch-configs/debug.config) \
 	     $(if $(VARIANT),arch-configs/variant-$(VARIANT).config)
 TARBALL  := /usr/src/linux-source-6.1.tar.xz
-TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/order)
+TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/order tests/order-nofeature | sort -u)
+# What a guest is told to run, and what its verdict expects (tests/expected/):
+# sa.tests= in APPEND, else the plan of this kernel: tests/order, or
+# tests/order-nofeature on a kernel without the feature (VARIANT).
+comma    := ,
+space    := $(subst x, ,x)
+PLAN_FILE := tests/order$(if $(VARIANT),-nofeature)
+APPEND_TESTS = $(patsubst sa.tests=%,%,$(filter sa.tests=%,$(APPEND)))
+PLAN     = $(or $(subst $(comma), ,$(APPEND_TESTS)),\
+	     $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' $(PLAN_FILE)))
+# The guest runs its /tests/order unless told otherwise.
+PLAN_ARG = $(if $(APPEND_TESTS)$(if $(VARIANT),,default),,\
+	     sa.tests=$(subst $(space),$(comma),$(strip $(PLAN))))
 # Programs the tests run, not tests themselves.
 TEST_HELPERS := suspend-block-test
 TEST_BINS := $(addprefix $(TOUT)/,$(TESTS) $(TEST_HELPERS))
@@ -60,12 +72,12 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_EXTRA="$(QEMU_EXTRA)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
 	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) \
-	    APPEND="loglevel=6 pm_debug_messages $(DEBUG_APPEND) $(APPEND)" \
+	    APPEND="loglevel=6 pm_debug_messages $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)" \
 	    UBOOT_BIN=$(UBOOT_BIN) UBOOT_FLASH=$(OUT)/uboot-flash1.img \
 	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR) $(QENV_EXTRA)
 
-.PHONY: help deps source config kernel headers tests initramfs dtb boot \
-	test test-one test-uboot fit clean distclean checkpatch bisect-check \
+.PHONY: help deps check-deps source config kernel headers tests initramfs dtb boot \
+	test test-one test-uboot test-off fit clean distclean checkpatch bisect-check \
 	git-tree export roundtrip demo soak bench bench-boot test-variant \
 	selftests fuzz fuzz-args
 
@@ -75,6 +87,7 @@ help:
 	@echo "  make [ARCH=arm64|x86_64] TARGET      (default ARCH=arm64)"
 	@echo ""
 	@echo "  deps       install missing Debian packages (as root)"
+	@echo "  check-deps deps is complete: each command the host runs has its package"
 	@echo "  source     unpack linux-source-6.1 into build/src, apply the series"
 	@echo "  config     allnoconfig + arch-configs fragments, verified"
 	@echo "  kernel     build the guest kernel (ccache in \$$CCACHE_DIR)"
@@ -85,6 +98,7 @@ help:
 	@echo "  test       boot, run the suite, judge the console; no ARCH: all arches"
 	@echo "  fit        arm64: build/arm64/stayawake.itb (kernel, dtb, initramfs)"
 	@echo "  test-uboot arm64: the suite booted through U-Boot and the FIT image"
+	@echo "  test-off   the no-feature plan on the series with the feature off"
 	@echo "  checkpatch scripts/checkpatch.pl --strict on every patch"
 	@echo "  bisect-check  build after every patch, and with the feature off"
 	@echo "  soak       CYCLES=N alarm cycles under autosleep (default 200)"
@@ -98,6 +112,10 @@ help:
 
 deps:
 	@scripts/deps.sh
+
+# After deps: every command the host runs comes from a package deps installs.
+check-deps: deps
+	@scripts/check-deps.sh
 
 # ---- kernel source: one patched tree for every arch ----------------------
 
@@ -202,7 +220,7 @@ $(B)/host/gen_init_cpio: $(B)/src/.applied
 
 initramfs: $(OUT)/initramfs.cpio
 
-$(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init \
+$(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init boot/badness \
 		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order \
 		       $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
 		       $(BENCH_BINS)
@@ -222,7 +240,7 @@ $(OUT)/guest.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
 # ---- U-Boot FIT image (arm64) ----------------------------------------------
 
 GUEST_BOOTARGS = console=$(CONSOLE) panic=-1 oops=panic loglevel=6 \
-		 pm_debug_messages $(DEBUG_APPEND) $(APPEND)
+		 pm_debug_messages $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)
 
 fit: $(OUT)/stayawake.itb
 
@@ -367,9 +385,12 @@ boot: $(GUEST)
 
 # arm64 boots the suite twice: with -kernel, and through U-Boot and the FIT
 # image as a board would. -k: the second boot runs even if the first is red.
-TEST_BOOTS = test-one $(if $(filter arm64,$(ARCH)),test-uboot)
+# Then the same initramfs on the series with the feature configured out
+# (VARIANT=off): the plan of a kernel without it (tests/order-nofeature).
+TEST_BOOTS = test-one $(if $(filter arm64,$(ARCH)),test-uboot) test-off
 SUMMARIES := $(foreach a,$(ARCHES),$(B)/$(a)$(DSFX)/console.log.summary \
-		$(if $(filter arm64,$(a)),$(B)/$(a)$(DSFX)/console-uboot.log.summary))
+		$(if $(filter arm64,$(a)),$(B)/$(a)$(DSFX)/console-uboot.log.summary) \
+		$(B)/$(a)$(DSFX)-off/console.log.summary)
 
 ifeq ($(ARCH_GIVEN),)
 # Old summaries go first: a boot that never happens must not count.
@@ -389,11 +410,15 @@ define judged-boot
 	@echo "  BOOT    $(3) ($(QEMU_BIN) -M $(QEMU_MACHINE), $(1), timeout $(TIMEOUT) s)"
 	@rc=0; $(QENV) boot/run-qemu.sh $(1) >$(2) 2>&1 || rc=$$?; \
 		grep -E '^(not )?ok |^# |STAYAWAKE-RESULT' $(2) || true; \
-		boot/verdict.sh $(3) $(2) $$rc
+		PLAN="$(PLAN)" boot/verdict.sh $(3) $(2) $$rc
 endef
 
 test-one: $(GUEST)
 	$(call judged-boot,run,$(OUT)/console.log,$(ARCH))
+
+test-off: initramfs $(DTB)
+	@test -z "$(VARIANT)" || { echo "test-off: drop VARIANT"; exit 2; }
+	@$(MAKE) --no-print-directory VARIANT=off test-variant
 
 test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img
 	$(call judged-boot,uboot,$(OUT)/console-uboot.log,$(ARCH)-uboot)

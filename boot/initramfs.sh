@@ -33,6 +33,8 @@ file /bin/stayawake-demo $demo 0755 0 0
 file /bench/wakeup $benchdir/wakeup 0755 0 0
 file /bench/dutycycle $benchdir/dutycycle 0755 0 0
 file /init $init 0755 0 0
+dir /etc 0755 0 0
+file /etc/badness $(dirname "$init")/badness 0644 0 0
 file /tests/order $testdir/order 0644 0 0
 LIST
 for t in "$@"; do

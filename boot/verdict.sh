@@ -1,51 +1,132 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Judge one guest run from its console log.
+# Judge one guest run from its console log against what was planned.
 #
 #   verdict.sh ARCH LOG QEMU_STATUS
-# Prints "ARCH: N passed, N failed" and writes it to LOG.summary; exits
-# non-zero when the run is red, naming why.
+# Environment: PLAN (the tests the guest was told to run, in order),
+# EXPECTED (the folder of expected cases: one file per test, and
+# skips-ARCH), SKIPS (the skips file that applies; default
+# $EXPECTED/skips-ARCH).
+# Prints "ARCH: N passed, N failed, N skipped" and writes it to LOG.summary;
+# exits non-zero when the run is red, naming why.
 set -u
 
 arch=$1
 log=$2
 qemu_rc=$3
+here=$(dirname "$0")
+: "${PLAN:?verdict.sh: PLAN (the tests planned) is not set}"
+EXPECTED=${EXPECTED:-$here/../tests/expected}
+SKIPS=${SKIPS:-$EXPECTED/skips-$arch}
 red=0
+problems=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 fail() {
 	echo "$arch: FAIL: $*" >&2
 	red=1
+	problems=$((problems + 1))
 }
 
-# Kernel reports that make any run red (rcutorture's console-badness set,
-# plus lockdep and KASAN signatures).
-badness='WARNING:|BUG:|Oops|Call [Tt]race:|Kernel panic|INFO: possible|possible recursive locking|possible circular locking|inconsistent lock state|KASAN:|UBSAN:|kernel BUG'
+# A list, indented, on stderr.
+show() {
+	sed "s/^/  $arch: /" "$1" >&2
+}
 
-result=$(sed -n 's/.*STAYAWAKE-RESULT passed=\([0-9]*\) failed=\([0-9]*\).*/\1 \2/p' "$log" | tail -n 1)
+badness=$(sed '/^#/d' "$here/badness")
+# The serial console ends lines with CR LF.
+tr -d '\r' <"$log" >"$tmp/log"
+
 if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
 	fail "guest timed out (no power-off before the host's limit)"
 fi
+
+# ---- the sentinel, and the plan the guest says it ran
+result=$(sed -n 's/.*STAYAWAKE-RESULT passed=\([0-9]*\) failed=\([0-9]*\) skipped=\([0-9]*\).*/\1 \2 \3/p' "$tmp/log" | tail -n 1)
+sentinel=yes
 if [ -z "$result" ]; then
-	last=$(sed -n 's/^# ---- //p' "$log" | tail -n 1)
+	sentinel=no
+	last=$(sed -n 's/^# ---- \([^ ]*\).*/\1/p' "$tmp/log" | tail -n 1)
 	fail "no STAYAWAKE-RESULT sentinel: the guest hung, panicked or init died${last:+ (in test '$last')}"
-	result="0 1"
+	result="0 0 0"
 fi
 set -- $result
-passed=$1
-failed=$2
+s_passed=$1
+s_failed=$2
+s_skipped=$3
+[ "$s_failed" -eq 0 ] || fail "the guest counted $s_failed failed cases"
 
-if grep -q '^not ok' "$log"; then
+ran=$(sed -n 's/^STAYAWAKE-PLAN //p' "$tmp/log" | tail -n 1 | tr -s ' ')
+want=$(echo $PLAN)
+[ "$sentinel" = no ] || [ "$ran" = "$want" ] ||
+	fail "the guest ran the plan '$ran', not '$want'"
+
+# ---- case lines: "ok N test: case # detail", "not ok N ...", "# SKIP why"
+grep -E '^(not )?ok [0-9]+ ' "$tmp/log" >"$tmp/lines"
+grep -E '^not ok - ' "$tmp/log" >"$tmp/extra-failures"
+c_skipped=$(grep -c ' # SKIP ' "$tmp/lines")
+c_passed=$(($(grep -c '^ok ' "$tmp/lines") - c_skipped))
+c_failed=$(($(grep -c '^not ok ' "$tmp/lines") + $(wc -l <"$tmp/extra-failures")))
+if [ "$sentinel" = yes ] &&
+   [ "$c_passed $c_failed $c_skipped" != "$s_passed $s_failed $s_skipped" ]; then
+	fail "the sentinel says $s_passed passed, $s_failed failed, $s_skipped skipped;" \
+	     "the console's case lines $c_passed, $c_failed, $c_skipped"
+fi
+if [ -s "$tmp/extra-failures" ] || grep -q '^not ok' "$tmp/lines"; then
 	fail "failed cases:"
-	grep '^not ok' "$log" | sed "s/^/  $arch: /" >&2
-	[ "$failed" -gt 0 ] || failed=1
-fi
-if grep -Eq "$badness" "$log"; then
-	fail "kernel reports in the console:"
-	grep -En "$badness" "$log" | head -n 20 | sed "s/^/  $arch: /" >&2
-	failed=$((failed + 1))
+	grep -E '^not ok' "$tmp/log" >"$tmp/f"
+	show "$tmp/f"
 fi
 
-echo "$arch: $passed passed, $failed failed" | tee "$log.summary"
+# ---- the cases planned, as data; each case named once per line
+sed -E 's/^(not )?ok [0-9]+ //; s/ # .*//' "$tmp/lines" | sort >"$tmp/got"
+: >"$tmp/want"
+: >"$tmp/want-skips"
+for t in $want; do
+	if [ ! -f "$EXPECTED/$t" ]; then
+		fail "no expected cases for test '$t' ($EXPECTED/$t)"
+		continue
+	fi
+	sed -e '/^#/d' -e '/^[[:space:]]*$/d' -e "s/^/$t: /" "$EXPECTED/$t" >>"$tmp/want"
+	[ -f "$SKIPS" ] && grep "^$t: " "$SKIPS" >>"$tmp/want-skips"
+done
+sort -o "$tmp/want" "$tmp/want"
+comm -23 "$tmp/want" "$tmp/got" >"$tmp/missing"
+comm -13 "$tmp/want" "$tmp/got" >"$tmp/unplanned"
+if [ -s "$tmp/missing" ]; then
+	fail "planned cases that did not run:"
+	show "$tmp/missing"
+fi
+if [ -s "$tmp/unplanned" ]; then
+	fail "cases that ran but are not planned (tests/expected/):"
+	show "$tmp/unplanned"
+fi
+
+# ---- skips are red unless expected, with their reason, for this arch
+sed -n -E 's/^ok [0-9]+ (.* # SKIP .*)/\1/p' "$tmp/lines" | sort >"$tmp/skips"
+sort -o "$tmp/want-skips" "$tmp/want-skips"
+comm -13 "$tmp/want-skips" "$tmp/skips" >"$tmp/unexpected-skips"
+comm -23 "$tmp/want-skips" "$tmp/skips" >"$tmp/skips-not-taken"
+if [ -s "$tmp/unexpected-skips" ]; then
+	fail "skips not expected for $arch ($SKIPS):"
+	show "$tmp/unexpected-skips"
+fi
+if [ -s "$tmp/skips-not-taken" ]; then
+	fail "skips expected for $arch that did not happen:"
+	show "$tmp/skips-not-taken"
+fi
+
+# ---- kernel reports
+if grep -Eq "$badness" "$tmp/log"; then
+	fail "kernel reports in the console:"
+	grep -En "$badness" "$tmp/log" | head -n 20 >"$tmp/b"
+	show "$tmp/b"
+fi
+
+failed=$((c_failed > s_failed ? c_failed : s_failed))
+[ "$red" -eq 0 ] || [ "$failed" -gt 0 ] || failed=$problems
+echo "$arch: $c_passed passed, $failed failed, $c_skipped skipped" | tee "$log.summary"
 if [ "$red" -ne 0 ]; then
 	echo "$arch: full console log: $log" >&2
 	exit 1

@@ -1,13 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Install what the build needs from Debian's packages. Idempotent: one
-# dpkg-query when everything is there.
+# Install what the host needs (scripts/deps-packages) from Debian's packages.
+# Idempotent: one dpkg-query per package when everything is there.
+# scripts/check-deps.sh proves the list complete.
 set -eu
+cd "$(dirname "$0")/.."
 
-PKGS="linux-source-6.1 gcc gcc-aarch64-linux-gnu libc6-dev libc6-dev-arm64-cross
-qemu-system-arm qemu-system-x86 u-boot-tools u-boot-qemu device-tree-compiler
-busybox-static bc bison flex libssl-dev libelf-dev cpio ccache make xz-utils
-patch git perl python3 python3-ply python3-git kmod rsync"
+PKGS=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/deps-packages)
 
 missing=""
 for p in $PKGS; do

@@ -13,7 +13,7 @@ arch=$1
 patched=$2
 vanilla=$3
 report=$4
-badness='WARNING:|BUG:|Oops|Call [Tt]race:|Kernel panic|INFO: possible|KASAN:|UBSAN:|kernel BUG'
+badness=$(sed '/^#/d' "$(dirname "$0")/../boot/badness")
 
 # One "KEY<TAB>RESULT" line per case, in the order the log gives them.
 # Cases: KTAP lines (ok/not ok), the timers tests' "... [OK]" lines (named

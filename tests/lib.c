@@ -19,9 +19,36 @@
 static const char *tap_name = "test";
 static int tap_num, tap_pass, tap_fail, tap_skipped;
 
+static pid_t tap_pid;
+
+/*
+ * However the program ends (a failed case, tap_bail(), a return from main),
+ * the next test starts clean: autosleep off, tracing off, the main task
+ * unmarked. Forked children inherit the handler; only the main task acts.
+ * /init also sweeps what is left (processes, the RTC alarm).
+ */
+static void tap_teardown(void)
+{
+	char as[16] = "";
+	FILE *f;
+
+	if (getpid() != tap_pid)
+		return;
+	/* Switching autosleep is itself a wakeup event: only when it is on. */
+	f = fopen("/sys/power/autosleep", "r");
+	if (f && fscanf(f, "%15s", as) == 1 && strcmp(as, "off"))
+		write_str("/sys/power/autosleep", "off");
+	if (f)
+		fclose(f);
+	write_str("/sys/kernel/tracing/tracing_on", "0");
+	stayawake_mark(0, false);
+}
+
 void tap_init(const char *name)
 {
 	tap_name = name;
+	tap_pid = getpid();
+	atexit(tap_teardown);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n# %s\n", name);
 }
