@@ -76,7 +76,7 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    UBOOT_BIN=$(UBOOT_BIN) UBOOT_FLASH=$(OUT)/uboot-flash1.img \
 	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR) $(QENV_EXTRA)
 
-.PHONY: help deps check-deps source config kernel headers tests initramfs dtb boot \
+.PHONY: help deps check-deps verdict-selftest source config kernel headers tests initramfs dtb boot \
 	test test-one test-uboot test-off fit clean distclean checkpatch bisect-check \
 	git-tree export roundtrip demo soak bench bench-boot test-variant \
 	selftests fuzz fuzz-args
@@ -88,6 +88,7 @@ help:
 	@echo ""
 	@echo "  deps       install missing Debian packages (as root)"
 	@echo "  check-deps deps is complete: each command the host runs has its package"
+	@echo "  verdict-selftest  the verdict goes red for each way a run falls short"
 	@echo "  source     unpack linux-source-6.1 into build/src, apply the series"
 	@echo "  config     allnoconfig + arch-configs fragments, verified"
 	@echo "  kernel     build the guest kernel (ccache in \$$CCACHE_DIR)"
@@ -112,6 +113,10 @@ help:
 
 deps:
 	@scripts/deps.sh
+
+# The verdict itself: a run as planned is green, each shortfall red.
+verdict-selftest:
+	@for a in $(ARCHES); do scripts/verdict-selftest.sh $$a || exit 1; done
 
 # After deps: every command the host runs comes from a package deps installs.
 check-deps: deps

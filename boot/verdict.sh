@@ -57,7 +57,7 @@ s_failed=$2
 s_skipped=$3
 [ "$s_failed" -eq 0 ] || fail "the guest counted $s_failed failed cases"
 
-ran=$(sed -n 's/^STAYAWAKE-PLAN //p' "$tmp/log" | tail -n 1 | tr -s ' ')
+ran=$(sed -n 's/^STAYAWAKE-PLAN //p' "$tmp/log" | tail -n 1 | tr -s ' ' | sed 's/ *$//')
 want=$(echo $PLAN)
 [ "$sentinel" = no ] || [ "$ran" = "$want" ] ||
 	fail "the guest ran the plan '$ran', not '$want'"

@@ -36,6 +36,12 @@ static int read_be32s(const char *path, uint32_t *v, int n)
 }
 
 
+static const char *const cases[] = {
+	"the spurious interrupt reached the handler",
+	"the handler took its hold",
+	"and released it: no hold left behind",
+};
+
 int main(void)
 {
 	struct wakeup_stat w0 = { 0 }, w1 = { 0 };
@@ -47,7 +53,9 @@ int main(void)
 
 	tap_init("rtc_spurious");
 	if (read_be32s(PL031_DT, irq, 3) != 3 || read_be32s(GIC_DT, reg, 4) != 4) {
-		tap_skip("spurious PL031 interrupt", "no PL031 and GIC in the device tree");
+		/* Each planned case, so the plan is the same on every arch. */
+		for (i0 = 0; i0 < 3; i0++)
+			tap_skip(cases[i0], "no PL031 and GIC in the device tree");
 		return tap_done();
 	}
 	if (!wakeup_stat("pl031_alarm", &w0))
@@ -71,13 +79,13 @@ int main(void)
 		;
 	wakeup_stat("pl031_alarm", &w1);
 
-	tap_check(i1 == i0 + 1, "the spurious interrupt reached the handler",
+	tap_check(i1 == i0 + 1, cases[0],
 		  "rtc-pl031 interrupts %ld->%ld (SPI %u)", i0, i1, irq[1]);
 	tap_check(w1.active_count == w0.active_count + 1,
-		  "the handler took its hold", "pl031_alarm active_count %lu->%lu",
+		  cases[1], "pl031_alarm active_count %lu->%lu",
 		  w0.active_count, w1.active_count);
 	tap_check(!stayawake_source_active() && wakeup_stat("pl031_alarm", &w1) &&
-		  !w1.active_since_ms, "and released it: no hold left behind",
+		  !w1.active_since_ms, cases[2],
 		  "pl031_alarm active_since %llu ms", w1.active_since_ms);
 	return tap_done();
 }
