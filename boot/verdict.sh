@@ -94,6 +94,11 @@ done
 sort -o "$tmp/want" "$tmp/want"
 comm -23 "$tmp/want" "$tmp/got" >"$tmp/missing"
 comm -13 "$tmp/want" "$tmp/got" >"$tmp/unplanned"
+uniq -d "$tmp/got" >"$tmp/twice"
+if [ -s "$tmp/twice" ]; then
+	fail "cases named more than once (a case needs a name of its own):"
+	show "$tmp/twice"
+fi
 if [ -s "$tmp/missing" ]; then
 	fail "planned cases that did not run:"
 	show "$tmp/missing"

@@ -71,6 +71,12 @@ awk -v add="ok 99 rtc_alarm: a case nobody planned # detail" '
 		sub(/passed=[0-9]+/, "passed=" n) } { print }' "$tmp/good" >"$tmp/extra"
 judge "an extra case" red "$tmp/extra" "cases that ran but are not planned"
 
+# one case printed twice
+awk -v c="$first" '$0 == c { print } /^STAYAWAKE-RESULT/ { match($0, /passed=[0-9]+/);
+		n = substr($0, RSTART + 7, RLENGTH - 7) + 1; sub(/passed=[0-9]+/, "passed=" n) }
+	{ print }' "$tmp/good" >"$tmp/twice"
+judge "a case printed twice" red "$tmp/twice" "cases named more than once"
+
 # a renamed case: same count, another name
 sed "0,/^ok \([0-9]*\) rtc_alarm: /s//ok \1 rtc_alarm: renamed /" "$tmp/good" >"$tmp/renamed"
 judge "a renamed case" red "$tmp/renamed" "cases that ran but are not planned"

@@ -128,15 +128,17 @@ static void cycle(const char *how, bool use_timerfd)
 	slept = clock_pair_suspended_ns(&c0, &c1);
 	elapsed = c1.boot - c0.boot;
 	tap_diag("%s: sleep returned %d", how, err);
-	tap_check(!err && s1 >= s0 + 1, "suspended during the alarm sleep",
+	tap_check(!err && s1 >= s0 + 1,
+		  tap_case(how, "suspended during the alarm sleep"),
 		  "%s: success %ld->%ld", how, s0, s1);
 	tap_check(slept >= (SLEEP_S - 2) * SEC_NS,
-		  "BOOTTIME ran ahead of MONOTONIC during the sleep",
+		  tap_case(how, "BOOTTIME ran ahead of MONOTONIC during the sleep"),
 		  "%s: suspended %.2f s of %d s", how, slept / 1e9, SLEEP_S);
 	tap_check(elapsed >= SLEEP_S * SEC_NS && elapsed <= (SLEEP_S + 2) * SEC_NS,
-		  "alarm woke the task by its deadline + 2 s",
+		  tap_case(how, "alarm woke the task by its deadline + 2 s"),
 		  "%s: slept %.2f s of %d s (BOOTTIME)", how, elapsed / 1e9, SLEEP_S);
-	tap_check(s2 == s1 && r2 > r1, "no suspend in the work window",
+	tap_check(s2 == s1 && r2 > r1,
+		  tap_case(how, "no suspend in the work window"),
 		  "%s: success %ld->%ld while %ld requests were refused, %ld failed otherwise",
 		  how, s1, s2, r2 - r1, sh->other);
 }

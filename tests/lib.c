@@ -78,6 +78,14 @@ bool tap_check(bool cond, const char *caze, const char *fmt, ...)
 	return cond;
 }
 
+const char *tap_case(const char *prefix, const char *name)
+{
+	static char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s: %s", prefix, name);
+	return buf;
+}
+
 void tap_skip(const char *caze, const char *why)
 {
 	tap_num++;

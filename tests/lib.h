@@ -17,6 +17,8 @@ bool tap_check(bool cond, const char *caze, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tap_skip(const char *caze, const char *why);
 int tap_done(void);
+/* "PREFIX: NAME", for a case run once per variant (static buffer). */
+const char *tap_case(const char *prefix, const char *name);
 void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Abort the whole program as one failed case. */
 void tap_bail(const char *fmt, ...) __attribute__((format(printf, 1, 2)))

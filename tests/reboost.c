@@ -136,7 +136,8 @@ static void by_alarm(const char *what, int how)
 	deb = wait_source(false, 5);
 	tap_check(deb && wait_source(true, 5), what, "%s", stayawake_source_str());
 	who = trace_stayawake_pid();
-	tap_check(who >= 0 && who != pid, "... by the timer, not by the sleeper",
+	tap_check(who >= 0 && who != pid,
+		  tap_case(what, "by the timer, not by the sleeper"),
 		  "%s: activated in the context of pid %d, sleeper %d", what, who, pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
