@@ -14,6 +14,13 @@
  * phase a signaller that ran to the end and signals that really cut waits
  * short (clock_nanosleep() returned EINTR): a failed fork() would otherwise
  * make it a second plain clock_nanosleep phase.
+ *
+ * The signals come from two senders: a forked task (a sender on another
+ * CPU, which the freezer also freezes) and a POSIX interval timer, whose
+ * signals keep coming from the timer interrupt while the freezer runs: a
+ * signal that lands between the entry into the wait and the deboost while
+ * the freezer is in effect is the race that ba47a93 closed (the wait ended
+ * deboosted and the task returned to user space so).
  */
 #include <errno.h>
 #include <signal.h>
@@ -45,13 +52,15 @@
  * of those must have ended a wait with EINTR.
  */
 #define MIN_SIGNALS_PER_S 50
+/* The timer's period: a few signals per wait, every wait a target. */
+#define TIMER_PERIOD_NS (400 * 1000)
 
 enum phase { NSLEEP, TIMERFD, SIGNALS };
 static const char *const phase_name[] = { "clock_nanosleep", "timerfd read",
 					   "clock_nanosleep + signals" };
 
 static unsigned int seed = 12345;
-static volatile sig_atomic_t handled;
+static volatile sig_atomic_t handled, timer_handled;
 /* Signals the signaller sent, in memory shared with it. */
 static volatile long *sent;
 static pid_t main_pid, safety_pid, signaller_pid;
@@ -73,10 +82,12 @@ static long rnd(long n)
 	return (seed >> 8) % n;
 }
 
-static void on_usr1(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	handled++;
+	if (sig == SIGUSR1)
+		handled++;
+	else
+		timer_handled++;
 }
 
 /* An unmarked alarm sleeper: no suspend lasts longer than SAFETY_S. */
@@ -148,14 +159,23 @@ static void run_phase(enum phase ph, int secs)
 	int64_t end = clock_ns(CLOCK_MONOTONIC) + secs * SEC_NS;
 	int tfd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
 	long waits = 0, bad = 0, first_bad = -1, eintr = 0, attempts, freezes;
-	int status = 0;
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+				.sigev_signo = SIGUSR2 };
+	struct itimerspec its = { { 0, TIMER_PERIOD_NS },
+				  { 0, TIMER_PERIOD_NS } };
+	int status = 0, terr = 0;
+	timer_t timer;
 	char state[32];
 
 	if (tfd < 0)
 		tap_bail("timerfd_create: %s", strerror(errno));
 	handled = 0;
+	timer_handled = 0;
 	*sent = 0;
 	signaller_pid = ph == SIGNALS ? start_signaller(getpid()) : 0;
+	if (ph == SIGNALS && (timer_create(CLOCK_MONOTONIC, &sev, &timer) ||
+			      timer_settime(timer, 0, &its, NULL)))
+		terr = errno;
 	trace_clear();
 	while (clock_ns(CLOCK_MONOTONIC) < end) {
 		eintr += short_wait(ph, tfd, waits);
@@ -167,6 +187,8 @@ static void run_phase(enum phase ph, int secs)
 		}
 		waits++;
 	}
+	if (ph == SIGNALS && !terr)
+		timer_delete(timer);
 	if (signaller_pid > 0) {
 		kill(signaller_pid, SIGKILL);
 		waitpid(signaller_pid, &status, 0);
@@ -185,14 +207,18 @@ static void run_phase(enum phase ph, int secs)
 		bool ran = signaller_pid > 0 && WIFSIGNALED(status) &&
 			   WTERMSIG(status) == SIGKILL;
 
-		tap_check(ran && handled >= (long)secs * MIN_SIGNALS_PER_S &&
+		tap_check(ran && !terr &&
+			  handled >= (long)secs * MIN_SIGNALS_PER_S &&
+			  timer_handled >= (long)secs * MIN_SIGNALS_PER_S &&
 			  4 * eintr >= handled,
 			  tap_case(phase_name[ph], "the signals interrupted the waits"),
-			  "signaller %s, %ld sent, %ld handled (at least %ld), "
-			  "%ld waits ended by EINTR (at least a quarter)",
+			  "signaller %s, %ld sent, %ld handled; timer %s, %ld "
+			  "handled (each at least %ld); %ld waits ended by EINTR "
+			  "(at least a quarter of the signaller's)",
 			  signaller_pid < 0 ? "not forked" :
 			  ran ? "ran to the end" : "died early",
-			  *sent, (long)handled, (long)secs * MIN_SIGNALS_PER_S,
+			  *sent, (long)handled, terr ? strerror(terr) : "armed",
+			  (long)timer_handled, (long)secs * MIN_SIGNALS_PER_S,
 			  eintr);
 		signaller_pid = 0;
 	}
@@ -203,7 +229,7 @@ static void run_phase(enum phase ph, int secs)
 
 int main(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
 	int secs = cmdline_int("sa.race_s=", 6);
 	struct alarm_suspend as;
 	int err;
@@ -212,6 +238,7 @@ int main(void)
 	main_pid = getpid();
 	atexit(kill_helpers);
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	sent = mmap(NULL, sizeof(*sent), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sent == MAP_FAILED)
