@@ -230,9 +230,10 @@ static void one(bool marked, const struct holdup *hp)
 	/*
 	 * Else the cases below would pass without the window ever opening:
 	 * the alarm fell between the start of the write and its return, and
-	 * the readers the freezer waits for were all still reading then (a
-	 * reader that returned before would have written an earlier time; one
-	 * frozen on its way out writes after the thaw, later still).
+	 * the freezer was still waiting then: the last reader was still
+	 * reading (a reader that returned before would have written an
+	 * earlier time; one frozen on its way out writes after the thaw,
+	 * later still).
 	 */
 	tap_check(a.boot < deadline && deadline < ret_b &&
 		  ended == hp->readers && last_end > deadline,
