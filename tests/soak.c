@@ -225,7 +225,7 @@ int main(void)
 	tap_check(!errs && !err, "every alarm wait and autosleep write worked",
 		  "%d failed waits", errs);
 	tap_check(suspended == cycles, "every alarm sleep was suspended",
-		  "%d/%d, at most %.3f s of a sleep awake (bound %.1f s)",
+		  "%d/%d, at most %.3f s of a sleep awake (bound %.2f s)",
 		  suspended, cycles, worst_short / 1e9, SHORT_NS / 1e9);
 	tap_check(!late, "no alarm returned later than its deadline + 2 s",
 		  "%d late, worst %+.3f s", late, worst / 1e9);
