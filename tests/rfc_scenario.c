@@ -34,6 +34,16 @@
 #define BOOTTIME_S 4
 #define ALARM_S 6
 #define PHASE_TIMEOUT_MS 15000
+/*
+ * How much of the alarm sleep may pass awake, as in soak.c: the CMOS RTC
+ * counts whole seconds and wakes x86_64 up to a second early; arm64's
+ * PL031 in QEMU fires on time (measured: 6.02 s suspended of a 6 s sleep).
+ */
+#ifdef __x86_64__
+#define SHORT_NS (1250 * 1000 * 1000LL)
+#else
+#define SHORT_NS (250 * 1000 * 1000LL)
+#endif
 
 enum phase { INPUT = 'I', BOOTTIME = 'B', ALARM = 'A', WOKE = 'W' };
 
@@ -201,11 +211,10 @@ int main(void)
 	s1 = suspend_success();
 	/*
 	 * Nothing else arms the RTC: only the child's alarm can end this
-	 * suspend. The CMOS RTC counts whole seconds, so x86 may resume up
-	 * to a second before the deadline.
+	 * suspend, and it lasts until then, but for SHORT_NS.
 	 */
-	tap_check(!err && s1 == s0 + 1 && c1.boot > deadline - SEC_NS &&
-		  clock_pair_suspended_ns(&c0, &c1) > (deadline - c0.boot) - 2 * SEC_NS,
+	tap_check(!err && s1 == s0 + 1 &&
+		  clock_pair_suspended_ns(&c0, &c1) >= (deadline - c0.boot) - SHORT_NS,
 		  "suspends until its alarm wakes it",
 		  "write %s, success %ld->%ld, suspended %.2f s, resumed %.2f s "
 		  "from the alarm's deadline", err ? strerror(-err) : "ok", s0, s1,
