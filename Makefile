@@ -61,7 +61,7 @@ PLAN     = $(or $(subst $(comma), ,$(APPEND_TESTS)),\
 PLAN_ARG = $(if $(APPEND_TESTS)$(if $(VARIANT),,default),,\
 	     sa.tests=$(subst $(space),$(comma),$(strip $(PLAN))))
 # Programs the tests run, not tests themselves.
-TEST_HELPERS := suspend-block-test
+TEST_HELPERS :=
 TEST_BINS := $(addprefix $(TOUT)/,$(TESTS) $(TEST_HELPERS))
 KMAKE    := $(MAKE) -C $(SRC) O=$(KOUT) ARCH=$(KARCH) \
 	    CROSS_COMPILE=$(CROSS_COMPILE) CC="ccache $(CROSS_COMPILE)gcc" \
@@ -204,12 +204,6 @@ $(OUT)/bench/%: bench/%.c $(HDR)/.stamp | deps
 	@mkdir -p $(OUT)/bench
 	@echo "  CC      bench/$*.c ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $<
-
-# The RFC's program, built as it was posted: its warnings are not ours.
-$(TOUT)/suspend-block-test: tests/rfc/suspend-block-test.c $(HDR)/.stamp | deps
-	@mkdir -p $(TOUT)
-	@echo "  CC      $< ($(ARCH), unmodified)"
-	@$(CROSS_COMPILE)gcc -static -O2 -w -isystem $(HDR)/include -o $@ $< -lrt
 
 $(TOUT)/order: tests/order
 	@mkdir -p $(TOUT)

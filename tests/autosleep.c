@@ -15,6 +15,19 @@
 #define CYCLES 5
 #define SLEEP_S 4
 #define WORK_MS 1500
+/*
+ * How much of a SLEEP_S sleep may pass awake for it to count as suspended:
+ * as in soak.c, the attempt starts within a millisecond of the deboost and
+ * the entry takes tens of ms; x86_64's CMOS RTC counts whole seconds and
+ * wakes the system up to a second early; arm64 (PL031 on time, s2idle timed
+ * by the arch timer) measured 4.00-4.02 s of 4 s, x86_64 3.40-4.18 s. The
+ * old bound, 2 s of 4 s, passed a sleep that was half awake.
+ */
+#ifdef __x86_64__
+#define SHORT_NS (1250 * 1000 * 1000LL)
+#else
+#define SHORT_NS (250 * 1000 * 1000LL)
+#endif
 
 /* success moves only once pm_suspend() returns, after the thaw. */
 static long wait_success_above(long s, int64_t limit_ns)
@@ -71,13 +84,13 @@ int main(void)
 		s2 = suspend_success();
 
 		susp = clock_pair_suspended_ns(&c0, &c1);
-		if (!err && s1 == s0 + 1 && susp >= (SLEEP_S - 2) * SEC_NS)
+		if (!err && s1 == s0 + 1 && susp >= SLEEP_S * SEC_NS - SHORT_NS)
 			slept_ok++;
 		/* Awake: no suspend counted, and the clocks agree. */
 		if (s2 == s1 && clock_pair_suspended_ns(&w0, &w1) < SEC_NS / 20)
 			awake_ok++;
 		off += snprintf(detail + off, sizeof(detail) - off,
-				"%s[%.1fs,%ld->%ld->%ld]", i ? " " : "",
+				"%s[%.2fs,%ld->%ld->%ld]", i ? " " : "",
 				susp / 1e9, s0, s1, s2);
 	}
 
@@ -86,8 +99,9 @@ int main(void)
 	stayawake_mark(0, false);
 
 	tap_check(slept_ok == CYCLES, "every alarm sleep was suspended",
-		  "%d/%d [suspended s, success before->after sleep->after work]: %s",
-		  slept_ok, CYCLES, detail);
+		  "%d/%d, at least %.2f s each [suspended s, success before->"
+		  "after sleep->after work]: %s", slept_ok, CYCLES,
+		  (SLEEP_S * SEC_NS - SHORT_NS) / 1e9, detail);
 	tap_check(awake_ok == CYCLES, "no suspend in any work window", "%d/%d",
 		  awake_ok, CYCLES);
 	tap_check(!err, "autosleep switched off", "%s", err ? strerror(-err) : "ok");

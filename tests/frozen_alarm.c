@@ -10,12 +10,18 @@
  * nothing to program and the system would sleep until some other wakeup.
  * (Mainline kicks the sleeper out and remembers its expiry in freezer_delta.)
  *
- * The window is widened on purpose: a task mlock()s enough memory that the
- * freezer waits for it (mlock() minds only fatal signals), and the
- * sleeper's alarm fires meanwhile. An
- * RTC alarm 12 s out is the safety net, so a kernel with the hole fails the
- * case instead of hanging. Run once with an unmarked sleeper and once with a
- * SCHED_STAYAWAKE one.
+ * The window is held open on purpose, for as long as we choose: the freezer
+ * waits (kernel/power/process.c, try_to_freeze_tasks()) for every user task
+ * until it is frozen, and a task only freezes on its way back to user space
+ * or in a freezable sleep. Holdup tasks read a sparse memfd (holes: the
+ * shared zero page, no memory used) into a small buffer with one preadv();
+ * shmem_file_read_iter() never looks at signals, so the freezer's fake
+ * signal does not cut it short. How long that takes is measured first and
+ * the read length and number of readers are scaled to the window wanted,
+ * whatever the host's speed. The sleeper's alarm fires a third of the way
+ * through it, when the sleeper is long frozen. An RTC alarm 12 s out is the
+ * safety net, so a kernel with the hole fails the case instead of hanging.
+ * Run once with an unmarked sleeper and once with a SCHED_STAYAWAKE one.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,29 +37,105 @@
 #include "lib.h"
 
 #define SAFETY_S 12
-#define HOLDUP_MB 512
-/* Shorter than this, the window is too narrow to aim an alarm into. */
-#define HOLDUP_MIN_NS (300 * 1000 * 1000LL)
+/* The freezer is held up this long (its own timeout is 20 s). */
+#define WINDOW_NS (1500 * 1000 * 1000LL)
+#define BUF_LEN (2 << 20)
+/* One preadv() of at most 1023 buffers: under MAX_RW_COUNT (2 GiB). */
+#define MAX_IOV 1023
+#define MAX_READERS 64
+#define CALIB_LEN (256LL << 20)
 
-/* Time to mlock() @mb MiB of fresh anonymous memory, in ns; -1 on error. */
-static int64_t mlock_ns(size_t mb)
+static int memfd = -1;
+static pid_t children[MAX_READERS + 1];
+static int nchildren;
+static pid_t main_pid;
+
+/* However the program ends, no holdup or sleeper outlives it. */
+static void kill_children(void)
 {
-	size_t len = mb << 20;
-	int64_t t0;
-	void *p;
+	if (getpid() != main_pid)
+		return;
+	while (nchildren > 0)
+		kill(children[--nchildren], SIGKILL);
+}
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (p == MAP_FAILED)
+static void track(pid_t pid)
+{
+	if (pid > 0 && nchildren < MAX_READERS + 1)
+		children[nchildren++] = pid;
+}
+
+static void reap(void)
+{
+	while (nchildren > 0)
+		waitpid(children[--nchildren], NULL, 0);
+}
+
+/* One preadv() of @len bytes of holes into a 2 MiB buffer; ns, or -1. */
+static int64_t holdup_read(long long len)
+{
+	struct iovec iov[MAX_IOV];
+	int n = (len + BUF_LEN - 1) / BUF_LEN, i;
+	int64_t t0;
+	ssize_t got;
+	char *buf;
+
+	if (n > MAX_IOV)
+		n = MAX_IOV;
+	buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
 		return -1;
-	t0 = clock_ns(CLOCK_MONOTONIC);
-	if (mlock(p, len)) {
-		munmap(p, len);
-		return -1;
+	/* Present and private, so the copy never faults. */
+	memset(buf, 1, BUF_LEN);
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = buf;
+		iov[i].iov_len = BUF_LEN;
 	}
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	got = preadv(memfd, iov, n, 0);
 	t0 = clock_ns(CLOCK_MONOTONIC) - t0;
-	munmap(p, len);
-	return t0;
+	munmap(buf, BUF_LEN);
+	return got == (ssize_t)n * BUF_LEN ? t0 : -1;
+}
+
+struct holdup {
+	long long len;		/* bytes each reader reads */
+	int readers;
+	int64_t window_ns;	/* what they should take together */
+};
+
+/*
+ * Scale the holdup to WINDOW_NS from a measured read: one reader per CPU,
+ * each reading up to MAX_IOV buffers, and more readers per CPU when one
+ * read is too fast to last the window.
+ */
+static void holdup_plan(struct holdup *h)
+{
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int64_t t, per;
+	double ns_per_byte;
+
+	holdup_read(CALIB_LEN);
+	t = holdup_read(CALIB_LEN);
+	if (t <= 0)
+		tap_bail("preadv of %lld MiB of a sparse memfd: %s",
+			 CALIB_LEN >> 20, strerror(errno));
+	if (cpus < 1)
+		cpus = 1;
+	ns_per_byte = (double)t / CALIB_LEN;
+	h->len = WINDOW_NS / ns_per_byte;
+	if (h->len > (long long)MAX_IOV * BUF_LEN)
+		h->len = (long long)MAX_IOV * BUF_LEN;
+	h->len = (h->len + BUF_LEN - 1) / BUF_LEN * BUF_LEN;
+	per = h->len * ns_per_byte;
+	h->readers = cpus * ((WINDOW_NS + per - 1) / per);
+	if (h->readers > MAX_READERS)
+		h->readers = MAX_READERS;
+	h->window_ns = per * (h->readers / cpus);
+	tap_diag("preadv() of %lld MiB of holes takes %.3f s here: %d readers "
+		 "of %lld MiB on %d CPUs, about %.2f s", CALIB_LEN >> 20, t / 1e9,
+		 h->readers, h->len >> 20, cpus, h->window_ns / 1e9);
 }
 
 /* Sleep until @deadline (BOOTTIME) on the alarm clock; write the wake time. */
@@ -77,35 +160,47 @@ static pid_t sleeper(bool marked, int64_t deadline, int fd)
 	return pid;
 }
 
-static pid_t holdup(size_t mb)
+/* Each reader writes to @fd when its read returned (BOOTTIME). */
+static void holdup_start(const struct holdup *h, int fd)
 {
-	pid_t pid = fork();
+	for (int i = 0; i < h->readers; i++) {
+		pid_t pid = fork();
 
-	if (pid == 0)
-		_exit(mlock_ns(mb) < 0);
-	return pid;
+		if (pid == 0) {
+			int64_t end;
+
+			if (holdup_read(h->len) < 0)
+				_exit(1);
+			end = clock_ns(CLOCK_BOOTTIME);
+			_exit(write(fd, &end, sizeof(end)) != sizeof(end));
+		}
+		if (pid < 0)
+			tap_bail("fork: %s", strerror(errno));
+		track(pid);
+	}
 }
 
-static void one(bool marked, size_t mb, int64_t lock_ns)
+static void one(bool marked, const struct holdup *hp)
 {
 	const char *who = marked ? "marked" : "unmarked";
 	struct clock_pair a, b;
-	int64_t deadline, woke = 0, ret_b;
-	int fd[2], err, status;
-	pid_t s, h;
+	int64_t deadline, woke = 0, ret_b, end, last_end = 0;
+	int fd[2], rd[2], err, ended = 0;
+	pid_t s;
 
-	if (pipe(fd))
+	if (pipe(fd) || pipe(rd))
 		tap_bail("pipe: %s", strerror(errno));
 	wait_sources_idle();
 	/*
-	 * The mlock() starts first; the suspend attempt (and so the freezer)
-	 * starts ~40 ms later and waits for it; the sleeper's alarm fires a
-	 * third of the way through it, when the sleeper is long frozen.
+	 * The readers start first; the suspend attempt (and so the freezer)
+	 * starts ~40 ms later and waits for them; the sleeper's alarm fires a
+	 * third of the way through, when the sleeper is long frozen.
 	 */
-	h = holdup(mb);
+	holdup_start(hp, rd[1]);
 	usleep(20000);
-	deadline = clock_ns(CLOCK_BOOTTIME) + lock_ns / 3;
+	deadline = clock_ns(CLOCK_BOOTTIME) + hp->window_ns / 3;
 	s = sleeper(marked, deadline, fd[1]);
+	track(s);
 	usleep(20000);
 	err = rtc_arm_alarm(SAFETY_S);
 	if (err)
@@ -114,24 +209,40 @@ static void one(bool marked, size_t mb, int64_t lock_ns)
 	err = write_str("/sys/power/state", "mem");
 	clock_pair_read(&b);
 	ret_b = b.boot;
-	waitpid(h, &status, 0);
 	if (read(fd[0], &woke, sizeof(woke)) != sizeof(woke))
 		woke = 0;
-	waitpid(s, NULL, 0);
+	reap();
 	close(fd[0]);
 	close(fd[1]);
+	close(rd[1]);
+	while (read(rd[0], &end, sizeof(end)) == sizeof(end)) {
+		ended++;
+		if (end > last_end)
+			last_end = end;
+	}
+	close(rd[0]);
 
 	tap_diag("%s: alarm %.2f s into the attempt, state write %s after %.2f s, "
 		 "suspended %.2f s, sleeper woke %.2f s after the write returned",
 		 who, (deadline - a.boot) / 1e9, err ? strerror(-err) : "ok",
 		 (ret_b - a.boot) / 1e9, clock_pair_suspended_ns(&a, &b) / 1e9,
 		 (woke - ret_b) / 1e9);
-	/* Else the cases below would pass without the window ever opening. */
-	tap_check(WIFEXITED(status) && !WEXITSTATUS(status) && deadline < ret_b,
+	/*
+	 * Else the cases below would pass without the window ever opening:
+	 * the alarm fell between the start of the write and its return, and
+	 * the freezer was still waiting then: the last reader was still
+	 * reading (a reader that returned before would have written an
+	 * earlier time; one frozen on its way out writes after the thaw,
+	 * later still).
+	 */
+	tap_check(a.boot < deadline && deadline < ret_b &&
+		  ended == hp->readers && last_end > deadline,
 		  marked ? "marked: the alarm fired inside the suspend attempt" :
 			   "unmarked: the alarm fired inside the suspend attempt",
-		  "%.2f s into it, which ended after %.2f s", (deadline - a.boot) / 1e9,
-		  (ret_b - a.boot) / 1e9);
+		  "%.2f s into it, which ended after %.2f s; %d of %d readers "
+		  "done, the last %.2f s after the alarm",
+		  (deadline - a.boot) / 1e9, (ret_b - a.boot) / 1e9, ended,
+		  hp->readers, (last_end - deadline) / 1e9);
 	tap_check(clock_pair_suspended_ns(&a, &b) < SEC_NS,
 		  marked ? "marked: the system did not sleep through its fired alarm" :
 			   "unmarked: the system did not sleep through its fired alarm",
@@ -146,23 +257,18 @@ static void one(bool marked, size_t mb, int64_t lock_ns)
 int main(void)
 {
 	struct alarm_suspend as;
-	int64_t ns;
+	struct holdup h;
 
 	tap_init("frozen_alarm");
-	/* Once to have the host back the guest's pages, then measure. */
-	mlock_ns(HOLDUP_MB);
-	ns = mlock_ns(HOLDUP_MB);
-	if (ns < 0)
-		tap_bail("mlock of %d MiB: %s", HOLDUP_MB, strerror(errno));
-	tap_diag("mlock() of %d MiB takes %.2f s here", HOLDUP_MB, ns / 1e9);
-	if (ns < HOLDUP_MIN_NS) {
-		tap_skip("the freezer cannot be held up long enough",
-			 "mlock() too fast");
-		return tap_done();
-	}
+	main_pid = getpid();
+	atexit(kill_children);
+	memfd = memfd_create("frozen_alarm", 0);
+	if (memfd < 0 || ftruncate(memfd, (off_t)MAX_IOV * BUF_LEN))
+		tap_bail("sparse memfd: %s", strerror(errno));
+	holdup_plan(&h);
 
-	one(false, HOLDUP_MB, ns);
-	one(true, HOLDUP_MB, ns);
+	one(false, &h);
+	one(true, &h);
 
 	/* And nothing is left behind: an alarm suspend works. */
 	wait_sources_idle();

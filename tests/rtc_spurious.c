@@ -7,8 +7,10 @@
  * /proc/interrupts and the source's counters in wakeup_sources.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,9 +19,15 @@
 
 #include "lib.h"
 
-#define PL031_DT "/proc/device-tree/pl031@9010000/interrupts"
-#define GIC_DT "/proc/device-tree/intc@8000000/reg"
+#define DT_ROOT "/proc/device-tree"
 #define GICD_ISPENDR 0x200
+
+/* GICv2 and v3 distributors: GICD_ISPENDR is at the same offset in both. */
+static const char *const gic_compatible[] = {
+	"arm,cortex-a15-gic", "arm,gic-400", "arm,cortex-a9-gic", "arm,gic-v3",
+	NULL,
+};
+static const char *const pl031_compatible[] = { "arm,pl031", NULL };
 
 static int read_be32s(const char *path, uint32_t *v, int n)
 {
@@ -35,6 +43,61 @@ static int read_be32s(const char *path, uint32_t *v, int n)
 	return got;
 }
 
+/* Does the node's "compatible" list hold one of @want? */
+static bool dt_compatible(const char *node, const char *const *want)
+{
+	char path[PATH_MAX], buf[256];
+	size_t len, off;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/compatible", node);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	/* A list of NUL-terminated strings. */
+	for (off = 0; off < len; off += strlen(buf + off) + 1)
+		for (int i = 0; want[i]; i++)
+			if (!strcmp(buf + off, want[i]))
+				return true;
+	return false;
+}
+
+/* Depth-first search under @dir for a node compatible with @want. */
+static bool dt_find(const char *dir, const char *const *want, char *out,
+		    size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	bool found = false;
+	DIR *dp;
+
+	if (dt_compatible(dir, want)) {
+		snprintf(out, len, "%s", dir);
+		return true;
+	}
+	dp = opendir(dir);
+	if (!dp)
+		return false;
+	while (!found && (d = readdir(dp))) {
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		found = dt_find(path, want, out, len);
+	}
+	closedir(dp);
+	return found;
+}
+
+static int read_prop(const char *node, const char *prop, uint32_t *v, int n)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", node, prop);
+	return read_be32s(path, v, n);
+}
 
 static const char *const cases[] = {
 	"the spurious interrupt reached the handler",
@@ -45,28 +108,43 @@ static const char *const cases[] = {
 int main(void)
 {
 	struct wakeup_stat w0 = { 0 }, w1 = { 0 };
-	uint32_t irq[3], reg[4];
+	char pl031[PATH_MAX], gic[PATH_MAX], parent[PATH_MAX];
+	uint32_t irq[3], reg[4], acells = 2;
+	off_t gicd_base;
 	volatile uint32_t *gicd;
 	long i0, i1;
 	int64_t end;
 	int fd;
 
 	tap_init("rtc_spurious");
-	if (read_be32s(PL031_DT, irq, 3) != 3 || read_be32s(GIC_DT, reg, 4) != 4) {
+	if (!dt_find(DT_ROOT, pl031_compatible, pl031, sizeof(pl031)) ||
+	    !dt_find(DT_ROOT, gic_compatible, gic, sizeof(gic))) {
 		/* Each planned case, so the plan is the same on every arch. */
 		for (i0 = 0; i0 < 3; i0++)
 			tap_skip(cases[i0], "no PL031 and GIC in the device tree");
 		return tap_done();
 	}
+	/* The GIC's reg is in its parent's #address-cells (1 or 2). */
+	snprintf(parent, sizeof(parent), "%s", gic);
+	*strrchr(parent, '/') = 0;
+	read_prop(parent, "#address-cells", &acells, 1);
+	if (read_prop(pl031, "interrupts", irq, 3) != 3 || irq[0] != 0 ||
+	    (acells != 1 && acells != 2) ||
+	    read_prop(gic, "reg", reg, acells) != (int)acells)
+		tap_bail("%s interrupts or %s reg: not a GIC SPI or not readable",
+			 pl031, gic);
+	gicd_base = acells == 2 ? ((off_t)reg[0] << 32) | reg[1] : reg[0];
+	tap_diag("PL031 %s, GIC distributor %s at %#llx", pl031, gic,
+		 (unsigned long long)gicd_base);
 	if (!wakeup_stat("pl031_alarm", &w0))
 		tap_bail("no pl031_alarm wakeup source: rtc-pl031 patch missing?");
 
 	fd = open("/dev/mem", O_RDWR | O_SYNC);
 	if (fd < 0)
 		tap_bail("/dev/mem: %s", strerror(errno));
-	/* reg = <addr_hi addr_lo size_hi size_lo> of the distributor */
+	/* The first reg entry is the distributor. */
 	gicd = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    ((off_t)reg[0] << 32) | reg[1]);
+		    gicd_base);
 	if (gicd == MAP_FAILED)
 		tap_bail("mmap GIC distributor: %s", strerror(errno));
 

@@ -21,6 +21,26 @@
 #include "lib.h"
 
 #define LATE_NS (2 * SEC_NS)
+/*
+ * How much of an alarm sleep may pass awake (BOOTTIME - MONOTONIC short of
+ * the sleep's length) for it still to count as suspended. The attempt
+ * starts within a millisecond of the deboost (make bench: 0.9 ms arm64,
+ * 0.3 ms x86_64) and the entry into the suspend takes tens of ms. On x86_64
+ * the CMOS RTC counts whole seconds: the alarm wakes the system up to a
+ * second early (README: awake half a second per sleep on average), and
+ * alarmtimer holds it awake until the deadline. On arm64 QEMU's PL031 fires
+ * on time and s2idle's suspended time is the arch timer's. Measured, 20
+ * cycles each: at most 0.021 s of a sleep awake on arm64, 0.929 s on
+ * x86_64 (the kernel's "Timekeeping suspended for" agrees to the ms), so
+ * the bound is the RTC's second plus a quarter second on x86_64 and a
+ * quarter second on arm64. The old bound, 1 s of a 3-8 s sleep, passed a
+ * sleep that was mostly awake.
+ */
+#ifdef __x86_64__
+#define SHORT_NS (1250 * 1000 * 1000LL)
+#else
+#define SHORT_NS (250 * 1000 * 1000LL)
+#endif
 /* BOOTTIME may run this much ahead of MONOTONIC without a suspend */
 #define AWAKE_SLACK_NS (20 * 1000 * 1000)
 
@@ -143,6 +163,7 @@ int main(void)
 	int verbose = cmdline_int("sa.verbose=", 0);
 	int suspended = 0, late = 0, in_work = 0, errs = 0, i, err;
 	int64_t worst = -SEC_NS, t0 = clock_ns(CLOCK_BOOTTIME);
+	int64_t worst_short = -SEC_NS;
 	int to_helper[2], from_helper[2];
 	pid_t bg[2], helper;
 	unsigned int s = 42;
@@ -162,7 +183,7 @@ int main(void)
 
 	for (i = 0; i < cycles; i++) {
 		struct clock_pair w0, w1, c0, c1;
-		int64_t deadline, lateness;
+		int64_t deadline, lateness, shortfall;
 
 		clock_pair_read(&w0);
 		work(&s, to_helper[1], from_helper[0]);
@@ -176,7 +197,10 @@ int main(void)
 		lateness = c1.boot - deadline;
 		worst = lateness > worst ? lateness : worst;
 		late += lateness > LATE_NS;
-		suspended += clock_pair_suspended_ns(&c0, &c1) > SEC_NS;
+		shortfall = (deadline - c0.boot) -
+			    clock_pair_suspended_ns(&c0, &c1);
+		worst_short = shortfall > worst_short ? shortfall : worst_short;
+		suspended += shortfall <= SHORT_NS;
 		if (verbose)
 			tap_diag("cycle %d: work %.3f s, wait %.3f s, suspended "
 				 "%.3f s, late %+.3f s", i,
@@ -204,7 +228,8 @@ int main(void)
 	tap_check(!errs && !err, "every alarm wait and autosleep write worked",
 		  "%d failed waits", errs);
 	tap_check(suspended == cycles, "every alarm sleep was suspended",
-		  "%d/%d", suspended, cycles);
+		  "%d/%d, at most %.3f s of a sleep awake (bound %.2f s)",
+		  suspended, cycles, worst_short / 1e9, SHORT_NS / 1e9);
 	tap_check(!late, "no alarm returned later than its deadline + 2 s",
 		  "%d late, worst %+.3f s", late, worst / 1e9);
 	tap_check(!in_work, "no suspend inside a work window", "%d", in_work);
