@@ -239,6 +239,7 @@ bool proc_sleeping(int pid)
  * same. So the refusal counts only if "stayawake" was active, and no other
  * source was, from before the write until after it: its active_count did not
  * move (it did not go idle in between), and no other source was activated.
+ * The caller must have no RTC wake alarm of its own armed.
  */
 bool check_suspend_refused(const char *what)
 {
@@ -256,9 +257,15 @@ bool check_suspend_refused(const char *what)
 			break;
 		usleep(10000);
 	}
+	/*
+	 * A safety net for a kernel that wrongly lets the write suspend: the
+	 * RTC wakes it after 10 s instead of never. Disarmed right after.
+	 */
+	rtc_arm_alarm(10);
 	s0 = suspend_success();
 	err = write_str("/sys/power/state", "mem");
 	s1 = suspend_success();
+	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
 	sources_snap(&b);
 	ok = err == -EBUSY && s1 == s0 && a.sa_active && b.sa_active &&
 	     a.sa_count == b.sa_count && !a.others_active[0] &&
