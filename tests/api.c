@@ -3,7 +3,9 @@
  * SCHED_STAYAWAKE API: set and clear through sched_setscheduler() and
  * sched_setattr(), both getters, another pid, CAP_BLOCK_SUSPEND, junk bits,
  * fork, exec, exit, kernel threads. Witnesses: the getters and the
- * "stayawake" wakeup source in /sys/kernel/debug/wakeup_sources.
+ * "stayawake" wakeup source in /sys/kernel/debug/wakeup_sources; for fork
+ * and exec also /proc/PID/status StayAwake: and a refused "mem": an exec'd
+ * marked task still holds the system, a fork child adds no hold.
  */
 #include <errno.h>
 #include <sched.h>

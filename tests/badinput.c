@@ -4,6 +4,14 @@
  * and flag, invalid parameters and pids get a clean error and change
  * nothing; a user without CAP_BLOCK_SUSPEND cannot block suspend by any
  * route nor touch another user's tasks. Tests api covers the basics.
+ *
+ * The flag cases and the owner cases go through the series' own checks in
+ * __sched_setscheduler(): every sched_setattr() flag next to
+ * SCHED_FLAG_STAYAWAKE, errors before and after the mark's checks, and who
+ * may mark whom (root, a user with CAP_BLOCK_SUSPEND and/or CAP_SYS_NICE,
+ * one with neither). Each is judged by the return value and by the
+ * kernel's state: the getter, /proc/PID/status StayAwake:, and the
+ * "stayawake" wakeup source.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -461,8 +469,10 @@ static void actor_end(struct actor *a)
 	waitpid(a->pid, NULL, 0);
 }
 
-/* @uid with @caps does @op on a task of @tuid (marked by root if @marked):
- * the call returns @want and the target ends up marked or not. */
+/*
+ * @uid with @caps does @op on a task of @tuid (marked by root if @marked):
+ * the call returns @want and the target ends up marked or not.
+ */
 static void owner_case(const char *name, uid_t uid, unsigned long long caps,
 		       uid_t tuid, bool marked, enum op op, int want,
 		       bool want_marked)

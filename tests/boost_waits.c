@@ -208,7 +208,7 @@ struct story {
 	char reboost_line[160];
 };
 
-/* The timestamp before ": event:" at @ev, and the running task's pid. */
+/* The timestamp before ": event:" at @ev. */
 static double line_ts(const char *line, const char *ev)
 {
 	const char *p = ev;
@@ -218,6 +218,7 @@ static double line_ts(const char *line, const char *ev)
 	return atof(p);
 }
 
+/* The pid of the task the event ran in ("comm-pid [cpu]"). */
 static pid_t line_ctx(const char *line)
 {
 	const char *p = strstr(line, " [");
@@ -242,38 +243,39 @@ static void read_story(pid_t pid, struct story *s)
 	s->last_wakeup = -1;
 	snprintf(who, sizeof(who), "pid=%d ", pid);
 	while (f && fgets(line, sizeof(line), f)) {
-		char *ev;
+		char *deb = strstr(line, ": stayawake_deboost:");
+		char *reb = strstr(line, ": stayawake_reboost:");
+		char *ms = strstr(line, ": suspend_resume: machine_suspend[");
+		char *wake = strstr(line, ": sched_wakeup:");
 
 		n++;
 		if (line[0] == '#')
 			continue;
-		if ((ev = strstr(line, ": stayawake_deboost:")) &&
-		    strstr(ev, who) && strstr(ev, "reason=timerfd")) {
+		if (deb && strstr(deb, who) && strstr(deb, "reason=timerfd")) {
 			s->deboosts++;
 			if (s->deboost < 0)
 				s->deboost = n;
-		} else if ((ev = strstr(line, ": stayawake_reboost:")) &&
-			   strstr(ev, who) && strstr(ev, "reason=timerfd")) {
+		} else if (reb && strstr(reb, who) &&
+			   strstr(reb, "reason=timerfd")) {
 			s->reboosts++;
 			if (s->reboost < 0) {
 				s->reboost = n;
 				s->reboost_ctx = line_ctx(line);
-				s->t_reboost = line_ts(line, ev);
+				s->t_reboost = line_ts(line, reb);
 				snprintf(s->reboost_line, sizeof(s->reboost_line),
 					 "%.*s", (int)strcspn(line, "\n"), line);
 			}
-		} else if ((ev = strstr(line, ": suspend_resume: machine_suspend["))) {
+		} else if (ms) {
 			/* the first suspend after the deboost, and its end */
-			if (strstr(ev, " begin") && s->deboost >= 0 &&
+			if (strstr(ms, " begin") && s->deboost >= 0 &&
 			    s->ms_begin < 0) {
 				s->ms_begin = n;
-				s->t_ms_begin = line_ts(line, ev);
-			} else if (strstr(ev, " end") && s->ms_begin >= 0 &&
+				s->t_ms_begin = line_ts(line, ms);
+			} else if (strstr(ms, " end") && s->ms_begin >= 0 &&
 				   s->ms_end < 0) {
 				s->ms_end = n;
 			}
-		} else if ((ev = strstr(line, ": sched_wakeup:")) &&
-			   s->marker < 0) {
+		} else if (wake && s->marker < 0) {
 			s->last_wakeup = n;
 		} else if (strstr(line, MARKER) && s->marker < 0) {
 			s->marker = n;

@@ -208,8 +208,10 @@ int main(int argc, char **argv)
 	exits("exit while blocked on a pipe drops the hold", PIPE_READ, 1, false);
 	exits("multi-threaded process with 3 marked threads", THREADS, 3, false);
 
-	/* Before any other fork of a marked task: a fork that leaked a hold
-	 * would show here first. */
+	/*
+	 * Before any other fork of a marked task: a fork that leaked a hold
+	 * would show here first.
+	 */
 	parent_exits();
 	r = fork_and_exec(argv[0]);
 	tap_check(r == 0 && source_becomes(false),
