@@ -3,7 +3,9 @@
  * SCHED_STAYAWAKE API: set and clear through sched_setscheduler() and
  * sched_setattr(), both getters, another pid, CAP_BLOCK_SUSPEND, junk bits,
  * fork, exec, exit, kernel threads. Witnesses: the getters and the
- * "stayawake" wakeup source in /sys/kernel/debug/wakeup_sources.
+ * "stayawake" wakeup source in /sys/kernel/debug/wakeup_sources; for fork
+ * and exec also /proc/PID/status StayAwake: and a refused "mem": an exec'd
+ * marked task still holds the system, a fork child adds no hold.
  */
 #include <errno.h>
 #include <sched.h>
@@ -91,20 +93,42 @@ static int child_without_cap(void)
 	return sched_getscheduler(0) & SCHED_STAYAWAKE ? 7 : 0;
 }
 
+/*
+ * A marked child execs this program, which reports its mark and waits: the
+ * exec'd task still holds the system, and its exit lets go.
+ */
 static void test_exec(const char *self)
 {
-	int st = -1;
-	pid_t pid = fork();
+	int rep[2], st;
+	char c = 0, fd[16], sa[16];
+	pid_t pid;
 
+	if (pipe(rep))
+		tap_bail("pipe: %s", strerror(errno));
+	pid = fork();
 	if (pid == 0) {
+		close(rep[0]);
 		if (mark(0, true))
 			_exit(2);
-		execl(self, self, "--report-marked", (char *)NULL);
+		snprintf(fd, sizeof(fd), "%d", rep[1]);
+		execl(self, self, "--report-marked", fd, (char *)NULL);
 		_exit(3);
 	}
+	close(rep[1]);
+	if (read(rep[0], &c, 1) != 1)
+		c = 0;
+	close(rep[0]);
+	tap_check(c == 'y', "mark kept across exec",
+		  "exec'd child reported '%c'", c ? c : '-');
+	proc_stayawake(pid, sa, sizeof(sa));
+	tap_check(!strcmp(sa, "boosted") && stayawake_source_active(),
+		  "exec'd marked task is boosted", "StayAwake: %s, %s", sa,
+		  stayawake_source_str());
+	check_suspend_refused("exec'd marked task: mem refused");
+	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
-	tap_check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "mark kept across exec",
-		  "exec'd child reported status %d", WEXITSTATUS(st));
+	tap_check(!stayawake_source_active(), "exec'd task's exit drops the hold",
+		  "%s", stayawake_source_str());
 }
 
 int main(int argc, char **argv)
@@ -113,8 +137,16 @@ int main(int argc, char **argv)
 	int r, pol;
 	pid_t c;
 
-	if (argc > 1 && !strcmp(argv[1], "--report-marked"))
-		return sched_getscheduler(0) == SCHED_STAYAWAKE ? 0 : 1;
+	if (argc > 2 && !strcmp(argv[1], "--report-marked")) {
+		int fd = atoi(argv[2]);
+
+		if (write(fd, sched_getscheduler(0) == SCHED_STAYAWAKE ?
+			  "y" : "n", 1) != 1)
+			return 1;
+		close(fd);
+		for (;;)
+			pause();
+	}
 
 	tap_init("api");
 	if (!wakeup_stat("stayawake", &w0))
@@ -189,11 +221,22 @@ int main(int argc, char **argv)
 	tap_check(!stayawake_source_active(), "exit of a marked task drops its hold",
 		  "%s", stayawake_source_str());
 
-	/* fork: the child starts unmarked. */
+	/* fork: the child starts unmarked, and holds nothing. */
 	mark(0, true);
 	r = in_child(child_marked_after_fork);
 	tap_check(r == 0, "fork child is not marked", "child status %d", r);
-	mark(0, false);
+	c = idle_child();
+	{
+		char sa[16];
+
+		proc_stayawake(c, sa, sizeof(sa));
+		mark(0, false);
+		tap_check(!strcmp(sa, "off") && !stayawake_source_active(),
+			  "fork child adds no hold",
+			  "child's StayAwake: %s; parent unmarked, child alive: %s",
+			  sa, stayawake_source_str());
+	}
+	reap(c);
 
 	test_exec(argv[0]);
 

@@ -233,15 +233,53 @@ bool proc_sleeping(int pid)
 	return s;
 }
 
+/*
+ * EBUSY alone does not say who refused: a hold left by an earlier event
+ * (alarmtimer after an RTC wakeup, the RTC's own source) refuses just the
+ * same. So the refusal counts only if "stayawake" was active, and no other
+ * source was, from before the write until after it: its active_count did not
+ * move (it did not go idle in between), and no other source was activated.
+ * The caller must have no RTC wake alarm of its own armed.
+ */
 bool check_suspend_refused(const char *what)
 {
-	long s0 = suspend_success(), s1;
-	int err = write_str("/sys/power/state", "mem");
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
+	struct sources_snap a, b;
+	long s0, s1;
+	bool ok;
+	int err;
 
+	/* Holds of earlier events end by themselves; give them 5 s. */
+	for (;;) {
+		sources_snap(&a);
+		if (!a.others_active[0] ||
+		    clock_ns(CLOCK_MONOTONIC) > end)
+			break;
+		usleep(10000);
+	}
+	/*
+	 * A safety net for a kernel that wrongly lets the write suspend: the
+	 * RTC wakes it after 10 s instead of never. Disarmed right after.
+	 */
+	rtc_arm_alarm(10);
+	s0 = suspend_success();
+	err = write_str("/sys/power/state", "mem");
 	s1 = suspend_success();
-	return tap_check(err == -EBUSY && s1 == s0, what,
-			 "write: %s, success %ld->%ld",
-			 err ? strerror(-err) : "ok", s0, s1);
+	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
+	sources_snap(&b);
+	ok = err == -EBUSY && s1 == s0 && a.sa_active && b.sa_active &&
+	     a.sa_count == b.sa_count && !a.others_active[0] &&
+	     !b.others_active[0] && a.others_count == b.others_count;
+	return tap_check(ok, what,
+			 "write: %s, success %ld->%ld, stayawake %s->%s "
+			 "(active_count %lu->%lu), other sources active: %s/%s, "
+			 "their activations %lu->%lu",
+			 err ? strerror(-err) : "ok", s0, s1,
+			 a.sa_active ? "active" : "idle",
+			 b.sa_active ? "active" : "idle", a.sa_count, b.sa_count,
+			 a.others_active[0] ? a.others_active : "none",
+			 b.others_active[0] ? b.others_active : "none",
+			 a.others_count, b.others_count);
 }
 
 bool alarm_suspend(int secs, struct alarm_suspend *r)
@@ -558,4 +596,66 @@ int cmdline_int(const char *key, int dflt)
 	if (f)
 		fclose(f);
 	return v > 0 ? v : dflt;
+}
+
+void sources_snap(struct sources_snap *s)
+{
+	FILE *f;
+	char line[512], name[128];
+	size_t off = 0;
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 3000000;
+
+	/* debugfs shows active_since in ms: 0 for a source activated < 1 ms ago */
+	while (clock_ns(CLOCK_MONOTONIC) < end)
+		;
+	memset(s, 0, sizeof(*s));
+	f = fopen("/sys/kernel/debug/wakeup_sources", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long since;
+		unsigned long count;
+
+		if (sscanf(line, "%127s %lu %*u %*u %*u %llu", name, &count,
+			   &since) != 3)
+			continue;
+		if (!strcmp(name, "stayawake")) {
+			s->sa_count = count;
+			s->sa_active = since > 0;
+			continue;
+		}
+		s->others_count += count;
+		if (since && off < sizeof(s->others_active))
+			off += snprintf(s->others_active + off,
+					sizeof(s->others_active) - off, "%s%s",
+					off ? "," : "", name);
+	}
+	if (f)
+		fclose(f);
+}
+
+long proc_syscall(int pid)
+{
+	char path[64];
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr;
+}
+
+bool wait_blocked_in(int pid, long nr, int secs)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + secs * SEC_NS;
+
+	while (!proc_sleeping(pid) || proc_syscall(pid) != nr) {
+		if (clock_ns(CLOCK_MONOTONIC) > end)
+			return false;
+		usleep(1000);
+	}
+	return true;
 }

@@ -58,7 +58,10 @@ int rtc_parent_name(const char *rtc, char *buf, int len);
 /* Is the task in interruptible sleep ('S' in /proc/PID/stat)? */
 bool proc_sleeping(int pid);
 
-/* TAP case: writing "mem" fails with EBUSY and suspend_stats/success stays. */
+/* TAP case: writing "mem" fails with EBUSY, suspend_stats/success stays, and
+ * "stayawake" is what refused it: active before and after the write without
+ * a break, and no other wakeup source active or activated meanwhile (waits
+ * up to 5 s for earlier holds to end first). */
 bool check_suspend_refused(const char *what);
 
 /* Arm the RTC wake alarm 'secs' from now through /dev/rtc0. */
@@ -147,5 +150,20 @@ int trace_clear(void);
 /* The positive number after @key (e.g. "sa.cycles=") on the kernel's
  * command line, or @dflt. */
 int cmdline_int(const char *key, int dflt);
+
+/* The wakeup sources, as check_suspend_refused() judges a refusal. */
+struct sources_snap {
+	bool sa_active;			/* "stayawake" is active */
+	unsigned long sa_count;		/* its active_count */
+	unsigned long others_count;	/* sum of every other active_count */
+	char others_active[256];	/* other active sources, or "" */
+};
+
+void sources_snap(struct sources_snap *s);
+
+/* The system call a task is blocked in (/proc/PID/syscall), -1 if none. */
+long proc_syscall(int pid);
+/* Wait up to secs until the task sleeps in system call nr. */
+bool wait_blocked_in(int pid, long nr, int secs);
 
 #endif

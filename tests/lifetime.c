@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,6 +136,63 @@ static int fork_and_exec(const char *self)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/*
+ * A marked parent forks a child, then exits while the child lives on: the
+ * child never held the system, so nothing holds it after the parent's exit.
+ * The test is the children's subreaper, so it reaps the orphan itself.
+ */
+static void parent_exits(void)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
+	char psa[16] = "", csa[16] = "";
+	pid_t parent, kid = -1;
+	bool held, idle, alive;
+	int p[2];
+
+	if (pipe(p))
+		tap_bail("pipe: %s", strerror(errno));
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	parent = fork();
+	if (!parent) {
+		if (stayawake_mark(0, true))
+			_exit(2);
+		kid = fork();
+		if (!kid)
+			for (;;)
+				pause();
+		if (write(p[1], &kid, sizeof(kid)) != sizeof(kid))
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &kid, sizeof(kid)) != sizeof(kid))
+		kid = -1;
+	close(p[0]);
+	while (strcmp(proc_stayawake(parent, psa, sizeof(psa)), "boosted") &&
+	       clock_ns(CLOCK_MONOTONIC) < end)
+		usleep(1000);
+	if (kid > 0)
+		proc_stayawake(kid, csa, sizeof(csa));
+	held = stayawake_source_active();
+	kill(parent, SIGKILL);
+	waitpid(parent, NULL, 0);
+	idle = source_becomes(false);
+	alive = kid > 0 && kill(kid, 0) == 0;
+	tap_check(kid > 0 && !strcmp(psa, "boosted") && !strcmp(csa, "off") &&
+		  held && idle && alive,
+		  "marked parent exits, its fork child lives: nothing held",
+		  "parent's StayAwake: %s, child's: %s, held before the exit %s; "
+		  "after it, child alive %s: %s", psa, csa, held ? "yes" : "no",
+		  alive ? "yes" : "no",
+		  stayawake_source_str());
+	if (kid > 0) {
+		kill(kid, SIGKILL);
+		waitpid(kid, NULL, 0);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
 int main(int argc, char **argv)
 {
 	struct alarm_suspend as;
@@ -150,6 +208,11 @@ int main(int argc, char **argv)
 	exits("exit while blocked on a pipe drops the hold", PIPE_READ, 1, false);
 	exits("multi-threaded process with 3 marked threads", THREADS, 3, false);
 
+	/*
+	 * Before any other fork of a marked task: a fork that leaked a hold
+	 * would show here first.
+	 */
+	parent_exits();
 	r = fork_and_exec(argv[0]);
 	tap_check(r == 0 && source_becomes(false),
 		  "fork child unmarked, exec keeps the mark, exit drops it",
