@@ -13,17 +13,22 @@
  * whose state is the kernel's combined event counter, in-progress count in
  * its low 16 bits; alarmtimer:alarmtimer_suspend gives the suspend entry.
  *
- * The chain exists only when the RTC wakes the system before the alarm is
- * due. The RTC counts whole seconds and the alarm is programmed from a
- * truncated reading, so the wake comes early by about frac(due - suspend
- * entry) (QEMU's PL031 counts its ticks from when the alarm was set; on
- * x86 the suspend time is injected from the CMOS clock in whole seconds).
- * A wake at or after the alarm's expiry runs the alarm straight from the
- * timekeeping resume, before any device resumes, and reboosts the task
- * before the RTC is looked at: then there is no chain to check. So the
- * test starts the suspend itself, half a second out of phase with the
- * alarm, and measures what happened; a cycle whose alarm was due at the
- * wake is retried (bounded) with the reason and the measured phase.
+ * The chain exists only when the RTC wakes the system before the task's
+ * alarm is due. On QEMU it never does by itself: the rtc core rounds the
+ * alarm up to the next whole second (rtc_ktime_to_tm()), QEMU's PL031
+ * counts its ticks from when the alarm was set, and on x86 the sleep time
+ * is injected from the CMOS clock in whole seconds, so the system resumes
+ * at or after the expiry; the alarm may then run from the timekeeping
+ * resume, before any device resumes, and reboost the task before the RTC
+ * is looked at. A real RTC that matches on a second boundary wakes up to a
+ * second early, which is what the chain is for. The test makes that case:
+ * a pacer alarm (an alarm timerfd nobody reads) due PACER_NS before the
+ * task's alarm is what the RTC is programmed for, so the RTC wakes the
+ * system while the task's alarm is still ahead (alarmtimer holds for an
+ * alarm due within 2 s). The suspend is started half a second out of
+ * phase with the pacer, so the rounding costs about half a second, and a
+ * cycle where the task's alarm was due at the wake all the same is
+ * retried (bounded) with the reason and the times measured.
  */
 #include <errno.h>
 #include <sched.h>
@@ -31,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,10 +46,12 @@
 #define TRACING "/sys/kernel/tracing/"
 #define MAX_EV 4096
 #define CYCLES 4
-/* The alarm is due LEAD_NS after the suspender's first write, plus the
- * suspend entry's latency as measured (first guess ENTRY_NS). */
-#define LEAD_NS (4500LL * 1000 * 1000)
-#define ENTRY_NS (60LL * 1000 * 1000)
+/* The pacer is due LEAD_NS after the suspender's first write, plus the
+ * suspend entry's latency as measured (first guess ENTRY_NS); the task's
+ * alarm PACER_NS after it. */
+#define LEAD_NS (3500LL * 1000 * 1000)
+#define ENTRY_NS (40LL * 1000 * 1000)
+#define PACER_NS (1000LL * 1000 * 1000)
 
 struct ev {
 	bool activate;
@@ -179,7 +187,8 @@ struct cycle {
 	long s0, s1;
 	int64_t slept;
 	int err;
-	double due;		/* the alarm's expiry, boot clock, s */
+	double due;		/* the task's alarm's expiry, boot clock, s */
+	double pacer;		/* the pacer alarm's expiry */
 	double first_write;	/* when the suspender started, boot clock, s */
 	long irqs;		/* the RTC's /proc/interrupts count moved by */
 	long wake_irq;		/* /sys/power/pm_wakeup_irq after the wake */
@@ -202,8 +211,10 @@ static long rtc_irqs(void)
 static void traced_cycle(struct cycle *c, int64_t lead)
 {
 	struct clock_pair c0, c1;
+	struct itimerspec pacer = { 0 };
 	struct timespec due, go;
 	long irq0 = rtc_irqs();
+	int tfd;
 	int64_t now, start;
 	unsigned int i;
 	int err;
@@ -225,10 +236,18 @@ static void traced_cycle(struct cycle *c, int64_t lead)
 	start = now + 300 * 1000 * 1000;
 	go.tv_sec = start / SEC_NS;
 	go.tv_nsec = start % SEC_NS;
-	due.tv_sec = (start + lead) / SEC_NS;
-	due.tv_nsec = (start + lead) % SEC_NS;
-	c->due = (start + lead) / 1e9;
+	c->pacer = (start + lead) / 1e9;
+	c->due = (start + lead + PACER_NS) / 1e9;
 	c->first_write = start / 1e9;
+	pacer.it_value.tv_sec = (start + lead) / SEC_NS;
+	pacer.it_value.tv_nsec = (start + lead) % SEC_NS;
+	due.tv_sec = (start + lead + PACER_NS) / SEC_NS;
+	due.tv_nsec = (start + lead + PACER_NS) % SEC_NS;
+	tfd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	if (tfd < 0)
+		setup_fail("timerfd_create", errno);
+	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &pacer, NULL))
+		setup_fail("timerfd_settime", errno);
 
 	suspender = fork();
 	if (suspender < 0)
@@ -253,6 +272,7 @@ static void traced_cycle(struct cycle *c, int64_t lead)
 		usleep(10000);
 	c->s1 = suspend_success();
 	stop_suspender();
+	close(tfd);
 	c->wake_irq = read_long("/sys/power/pm_wakeup_irq");
 	stayawake_mark(0, false);
 	/*
@@ -267,6 +287,22 @@ static void traced_cycle(struct cycle *c, int64_t lead)
 	c->suspended = !c->err && c->s1 > c->s0 && c->slept > 2 * SEC_NS;
 	c->irqs = rtc_irqs() - irq0;
 	read_trace();
+}
+
+static void dump_diag(void)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[512];
+
+	while (f && fgets(line, sizeof(line), f))
+		tap_diag("irq: %.*s", (int)strcspn(line, "\n"), line);
+	if (f)
+		fclose(f);
+	f = fopen("/sys/kernel/debug/wakeup_sources", "r");
+	while (f && fgets(line, sizeof(line), f))
+		tap_diag("ws: %.*s", (int)strcspn(line, "\n"), line);
+	if (f)
+		fclose(f);
 }
 
 /* The chain as found in one cycle's trace: event indexes, -1 if absent. */
@@ -328,8 +364,8 @@ static const char *no_chain(const struct cycle *c, const struct chain *ch)
 	if (reboost >= 0 && (ch->first_rtc < 0 || reboost < ch->first_rtc) &&
 	    ev[reboost].ts >= c->due) {
 		snprintf(why, sizeof(why),
-			 "the alarm (due %.6f) was due at the wake: reboost at %.6f before any RTC hold (first at %.6f), suspend entered %.6f, RTC irqs +%ld, pm_wakeup_irq %ld",
-			 c->due, ev[reboost].ts,
+			 "the alarm (due %.6f, pacer %.6f) was due at the wake: reboost at %.6f before any RTC hold (first at %.6f), suspend entered %.6f, RTC irqs +%ld, pm_wakeup_irq %ld",
+			 c->due, c->pacer, ev[reboost].ts,
 			 ch->first_rtc < 0 ? -1.0 : ev[ch->first_rtc].ts,
 			 suspend_ts, c->irqs, c->wake_irq);
 		return why;
@@ -409,20 +445,21 @@ int main(void)
 			break;
 		tap_diag("cycle %d: no chain to check: %s", cycle, why);
 		tap_diag("cycle %d trace: %s", cycle, story(ch.deboost));
+		dump_diag();
 		/*
 		 * Aim again half a second out of phase, from the suspend
 		 * entry's latency as measured this time.
 		 */
-		if (suspend_ts > c.first_write)
+		if (suspend_ts > c.first_write && suspend_ts < c.pacer)
 			lead = LEAD_NS + (int64_t)((suspend_ts - c.first_write) * 1e9);
 	}
 	if (why)
 		tap_diag("no chain in %d cycles: judging the last one", CYCLES);
 
 	tap_check(c.suspended, "suspended during the alarm sleep",
-		  "cycle %d: success %ld->%ld, suspended %.2f s, suspend entered %.6f, alarm due %.6f, RTC irqs +%ld, pm_wakeup_irq %ld, %d events",
+		  "cycle %d: success %ld->%ld, suspended %.2f s, suspend entered %.6f, pacer due %.6f, alarm due %.6f, RTC irqs +%ld, pm_wakeup_irq %ld, %d events",
 		  cycle > CYCLES ? CYCLES : cycle, c.s0, c.s1, c.slept / 1e9,
-		  suspend_ts, c.due, c.irqs, c.wake_irq, nev);
+		  suspend_ts, c.pacer, c.due, c.irqs, c.wake_irq, nev);
 	for (k = 0; k < 4; k++)
 		check_link(&ch, &c, k, link_case[k]);
 	tap_check(ch.act[0] >= 0 && ch.act[3] >= 0 && ch.zero < 0,
