@@ -321,16 +321,42 @@ static const char *link_name(int k)
 	return k == 0 ? drv_src : k == 1 ? rtc_src : fixed[k];
 }
 
+/*
+ * The activation of @name in [from, to) that is still held at @to (not
+ * released in between), or -1.
+ */
+static int held_at(int from, int to, const char *name)
+{
+	int a = -1;
+
+	for (int i = from; i >= 0 && i < to && i < nev; i++)
+		if (!strcmp(ev[i].name, name))
+			a = ev[i].activate ? i : -1;
+	return a;
+}
+
+/*
+ * Link k is taken before link k - 1 lets go and still held then: the
+ * driver's after the deboost, the rtc core's after the driver's, stayawake
+ * after alarmtimer's. alarmtimer may have been taken before the RTC links
+ * (an alarm that fired during the freeze holds it, 0009: on arm64 the RTC
+ * wakes after the alarm it was set for, which then fires frozen); what
+ * counts is that it is held when the rtc core's hold ends.
+ */
 static void analyse(struct chain *ch)
 {
 	int k, i;
 
 	memset(ch, -1, sizeof(*ch));
 	ch->deboost = find(0, "stayawake", false);
-	for (k = 0; k < 4; k++) {
-		int from = k ? ch->act[k - 1] : ch->deboost;
+	ch->act[0] = find(ch->deboost, drv_src, true);
+	ch->rel[0] = find(ch->act[0], drv_src, false);
+	for (k = 1; k < 4; k++) {
+		int from = k == 2 ? ch->deboost : ch->act[k - 1];
+		int to = ch->rel[k - 1] < 0 ? nev : ch->rel[k - 1];
 
-		ch->act[k] = find(from, link_name(k), true);
+		ch->act[k] = ch->act[k - 1] < 0 ? -1 :
+			     held_at(from, to, link_name(k));
 		ch->rel[k] = find(ch->act[k], link_name(k), false);
 	}
 	i = find(ch->deboost, drv_src, true);
@@ -387,13 +413,14 @@ static void check_link(const struct chain *ch, const struct cycle *c, int k,
 {
 	const char *prev = k ? link_name(k - 1) : "the deboost";
 	int before = k ? ch->act[k - 1] : ch->deboost;
-	bool ok = before >= 0 && ch->act[k] >= 0 &&
-		  (!k || ch->rel[k - 1] < 0 || ch->act[k] < ch->rel[k - 1]);
-	char held[160] = "";
+	bool ok = before >= 0 && ch->act[k] >= 0;
+	char held[320] = "";
 
 	if (k)
-		snprintf(held, sizeof(held), ", %s held %.6f..%.6f", prev,
-			 ts_of(ch->act[k - 1]), ts_of(ch->rel[k - 1]));
+		snprintf(held, sizeof(held), ", %s held %.6f..%.6f%s", prev,
+			 ts_of(ch->act[k - 1]), ts_of(ch->rel[k - 1]),
+			 ok && ch->act[k] < ch->act[0] ?
+			 " (taken before the RTC links: an alarm fired during the freeze)" : "");
 	tap_check(ok, caze, "%s at %.6f after %s at %.6f%s (alarm due %.6f)%s%s",
 		  link_name(k), ts_of(ch->act[k]), prev, ts_of(before), held,
 		  c->due, ok ? "" : "; after the deboost: ",
@@ -405,7 +432,7 @@ int main(void)
 	static const char *const link_case[] = {
 		"driver's IRQ hold taken after the deboost",
 		"rtc core's hold taken under the driver's",
-		"alarmtimer hold taken under the rtc core's",
+		"alarmtimer held when the rtc core's hold ends",
 		"stayawake reactivated under alarmtimer",
 	};
 	int64_t lead = LEAD_NS + ENTRY_NS;
