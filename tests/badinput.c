@@ -156,8 +156,11 @@ static void combinations(void)
 
 /* ---- every flag that reaches __sched_setscheduler() with the mark ---- */
 
-/* A root task that waits until killed, with a policy of its own. */
-static pid_t target(int policy, int prio)
+/*
+ * A task that waits until killed, with a policy of its own, then (if @uid
+ * is not 0) the uids of @uid: the target of the cases below.
+ */
+static pid_t waiter(int policy, int prio, uid_t uid)
 {
 	int ready[2];
 	pid_t pid;
@@ -168,6 +171,8 @@ static pid_t target(int policy, int prio)
 	pid = fork();
 	if (!pid) {
 		if (setsched(0, policy, prio) ||
+		    (uid && (setresgid(uid, uid, uid) ||
+			     setresuid(uid, uid, uid))) ||
 		    write(ready[1], "r", 1) != 1)
 			_exit(2);
 		for (;;)
@@ -178,6 +183,11 @@ static pid_t target(int policy, int prio)
 		tap_diag("target %d failed to start", pid);
 	close(ready[0]);
 	return pid;
+}
+
+static pid_t target(int policy, int prio)
+{
+	return waiter(policy, prio, 0);
 }
 
 static void reap(pid_t pid)
@@ -358,24 +368,8 @@ static void flags(void)
 /* A task of @uid that waits until killed, marked by root if @marked. */
 static pid_t user_target(uid_t uid, bool marked)
 {
-	int ready[2];
-	pid_t pid;
-	char c;
+	pid_t pid = waiter(SCHED_OTHER, 0, uid);
 
-	if (pipe(ready))
-		tap_bail("pipe: %s", strerror(errno));
-	pid = fork();
-	if (!pid) {
-		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
-		    write(ready[1], "r", 1) != 1)
-			_exit(2);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	if (read(ready[0], &c, 1) != 1)
-		tap_diag("target %d failed to start", pid);
-	close(ready[0]);
 	if (marked && stayawake_mark(pid, true))
 		tap_diag("root could not mark %d: %s", pid, strerror(errno));
 	return pid;
