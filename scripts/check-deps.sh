@@ -49,7 +49,14 @@ while read -r c; do
 		problem "'$c' is not installed (no package of scripts/deps-packages brought it)"
 		continue
 	}
-	for f in "$path" "$(readlink -f "$path")"; do
+	# An alternative (awk: mawk or gawk) counts by every program that
+	# can stand behind it: a fresh machine has the one it ships.
+	alts=""
+	case "$(readlink "$path")" in
+	/etc/alternatives/*)
+		alts=$(update-alternatives --list "$(basename "$(readlink "$path")")" 2>/dev/null) ;;
+	esac
+	for f in "$path" "$(readlink -f "$path")" $alts; do
 		printf '%s %s\n%s %s\n' "$c" "$f" "$c" "$(echo "$f" | sed 's|^/usr/|/|')"
 	done
 done <"$tmp/commands" >"$tmp/paths"
