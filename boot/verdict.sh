@@ -34,6 +34,13 @@ show() {
 	sed "s/^/  $arch: /" "$1" >&2
 }
 
+# fail_list FILE WHY: red, with the list, when FILE is not empty.
+fail_list() {
+	[ -s "$1" ] || return 0
+	fail "$2"
+	show "$1"
+}
+
 badness=$(sed '/^#/d' "$here/badness")
 # The serial console ends lines with CR LF.
 tr -d '\r' <"$log" >"$tmp/log"
@@ -95,32 +102,17 @@ sort -o "$tmp/want" "$tmp/want"
 comm -23 "$tmp/want" "$tmp/got" >"$tmp/missing"
 comm -13 "$tmp/want" "$tmp/got" >"$tmp/unplanned"
 uniq -d "$tmp/got" >"$tmp/twice"
-if [ -s "$tmp/twice" ]; then
-	fail "cases named more than once (a case needs a name of its own):"
-	show "$tmp/twice"
-fi
-if [ -s "$tmp/missing" ]; then
-	fail "planned cases that did not run:"
-	show "$tmp/missing"
-fi
-if [ -s "$tmp/unplanned" ]; then
-	fail "cases that ran but are not planned (tests/expected/):"
-	show "$tmp/unplanned"
-fi
+fail_list "$tmp/twice" "cases named more than once (a case needs a name of its own):"
+fail_list "$tmp/missing" "planned cases that did not run:"
+fail_list "$tmp/unplanned" "cases that ran but are not planned (tests/expected/):"
 
 # ---- skips are red unless expected, with their reason, for this arch
 sed -n -E 's/^ok [0-9]+ (.* # SKIP .*)/\1/p' "$tmp/lines" | sort >"$tmp/skips"
 sort -o "$tmp/want-skips" "$tmp/want-skips"
 comm -13 "$tmp/want-skips" "$tmp/skips" >"$tmp/unexpected-skips"
 comm -23 "$tmp/want-skips" "$tmp/skips" >"$tmp/skips-not-taken"
-if [ -s "$tmp/unexpected-skips" ]; then
-	fail "skips not expected for $arch ($SKIPS):"
-	show "$tmp/unexpected-skips"
-fi
-if [ -s "$tmp/skips-not-taken" ]; then
-	fail "skips expected for $arch that did not happen:"
-	show "$tmp/skips-not-taken"
-fi
+fail_list "$tmp/unexpected-skips" "skips not expected for $arch ($SKIPS):"
+fail_list "$tmp/skips-not-taken" "skips expected for $arch that did not happen:"
 
 # ---- kernel reports
 if grep -Eq "$badness" "$tmp/log"; then
