@@ -109,25 +109,18 @@ static const char *sa_state(pid_t pid)
 	return b[0] ? b : "(none)";
 }
 
-/* The debugfs file moved under sched/ (issue 17); either is read. */
+/* The boosted tasks the kernel counts (debugfs header); -1 if unread. */
 static int boosted_tasks(void)
 {
-	static const char *const paths[] = {
-		"/sys/kernel/debug/sched/stayawake",
-		"/sys/kernel/debug/stayawake",
-	};
+	FILE *f = fopen("/sys/kernel/debug/sched/stayawake", "r");
 	char line[256];
 	int n = -1;
 
-	for (unsigned int i = 0; i < 2 && n < 0; i++) {
-		FILE *f = fopen(paths[i], "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "# boosted tasks: %d", &n) == 1)
-				break;
-		if (f)
-			fclose(f);
-	}
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "# boosted tasks: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
 	return n;
 }
 
