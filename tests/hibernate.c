@@ -215,9 +215,12 @@ static int kmsg_mark(void)
 	return fd;
 }
 
-/* Read the records since the mark; show those about hibernation. */
+#define SHOWN 10
+
+/* Read the records since the mark; show the last few about hibernation. */
 static void kmsg_scan(int fd, struct klog *k)
 {
+	static char last[SHOWN][160];
 	char rec[1024], *msg;
 	int shown = 0;
 	ssize_t n;
@@ -240,12 +243,15 @@ static void kmsg_scan(int fd, struct klog *k)
 		k->restored |= !!strstr(msg, "Hibernation image restored successfully");
 		k->devices_restored |= !!strstr(msg, "restore of devices complete");
 		k->exit |= !!strstr(msg, "PM: hibernation: hibernation exit");
-		if ((strstr(msg, "hibernation") || strstr(msg, "Image") ||
-		     strstr(msg, "swap")) && shown++ < 12)
-			tap_diag("  kernel: %s", msg);
+		if (strstr(msg, "hibernation") || strstr(msg, "Image") ||
+		    strstr(msg, "swap") || strstr(msg, "rror") ||
+		    strstr(msg, "ail") || strstr(msg, "efus"))
+			snprintf(last[shown++ % SHOWN], sizeof(last[0]), "%s", msg);
 	}
 	if (fd >= 0)
 		close(fd);
+	for (int i = shown > SHOWN ? shown - SHOWN : 0; i < shown; i++)
+		tap_diag("  kernel: %s", last[i % SHOWN]);
 }
 
 /* One write of "disk" to /sys/power/state, with its witnesses. */
