@@ -421,6 +421,12 @@ static void snapshot_refused(int c, const char *what)
 		  errstr(s.unfreeze_err));
 }
 
+/* /init's timeout ends a hung test with SIGTERM: undo the setup then too. */
+static void on_term(int sig)
+{
+	exit(128 + sig);
+}
+
 static int skip_all(const char *why)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -441,6 +447,7 @@ int main(void)
 	tap_init("hibernate");
 	main_pid = getpid();
 	atexit(teardown);
+	signal(SIGTERM, on_term);
 
 	if (access("/sys/power/disk", F_OK))
 		return skip_all("no hibernation in this kernel (CONFIG_HIBERNATION)");
