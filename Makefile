@@ -67,9 +67,14 @@ KMAKE    := $(MAKE) -C $(SRC) O=$(KOUT) ARCH=$(KARCH) \
 	    CROSS_COMPILE=$(CROSS_COMPILE) CC="ccache $(CROSS_COMPILE)gcc" \
 	    KBUILD_BUILD_USER=stayawake KBUILD_BUILD_HOST=qemu
 DTB      := $(if $(NEEDS_DTB),$(OUT)/guest.dtb)
+# The swap drive boot/$(ARCH).mk asks for (SWAP_SIZE; the hibernate test):
+# made anew, empty, before every boot, so no run sees another's image.
+SWAP_IMG := $(if $(SWAP_SIZE),$(OUT)/swap.img)
+SWAP_QEMU = $(if $(SWAP_SIZE),-drive if=none$(comma)id=swap$(comma)format=raw$(comma)file=$(SWAP_IMG) \
+	    -device $(SWAP_DEVICE)$(comma)drive=swap)
 QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_CPU=$(QEMU_CPU) QEMU_SMP=$(QEMU_SMP) QEMU_MEM=$(QEMU_MEM) \
-	    QEMU_EXTRA="$(QEMU_EXTRA)" CONSOLE=$(CONSOLE) \
+	    QEMU_EXTRA="$(QEMU_EXTRA) $(SWAP_QEMU)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
 	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) \
 	    APPEND="loglevel=6 pm_debug_messages $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)" \
@@ -267,7 +272,13 @@ $(OUT)/uboot-flash1.img: boot/uboot-env.txt FORCE | deps
 
 # ---- booting and judging ----------------------------------------------------
 
-GUEST := kernel initramfs $(DTB)
+GUEST := kernel initramfs $(DTB) $(SWAP_IMG)
+
+# Sparse: the host writes nothing until the guest does.
+$(OUT)/swap.img: FORCE
+	@mkdir -p $(OUT)
+	@rm -f $@
+	@truncate -s $(SWAP_SIZE) $@
 
 # make bench: see bench/run.sh. One bench boot: BENCH=wakeup|dutycycle on
 # this VARIANT's kernel with the normal guest's initramfs (and DTB).
@@ -276,13 +287,13 @@ BASE_GUEST = INITRD=$(BASE_OUT)/initramfs.cpio \
 	     $(if $(NEEDS_DTB),DTB=$(BASE_OUT)/guest.dtb)
 bench-boot: APPEND += loglevel=4 sa.bench=$(BENCH)
 bench-boot: QENV_EXTRA = $(BASE_GUEST)
-bench-boot: kernel
+bench-boot: kernel $(SWAP_IMG)
 	@$(QENV) boot/run-qemu.sh run
 
 # The normal guest's initramfs on this VARIANT's kernel, judged, e.g.
 # make VARIANT=vanilla APPEND=sa.tests=nofeature test-variant
 test-variant: QENV_EXTRA = $(BASE_GUEST)
-test-variant: kernel
+test-variant: kernel $(SWAP_IMG)
 	@test -f $(BASE_OUT)/initramfs.cpio || \
 		{ echo "test-variant: make ARCH=$(ARCH) initramfs first"; exit 1; }
 	$(call judged-boot,run,$(OUT)/console.log,$(ARCH)$(DSFX))
@@ -419,7 +430,7 @@ test-off: initramfs $(DTB)
 	@test -z "$(VARIANT)" || { echo "test-off: drop VARIANT"; exit 2; }
 	@$(MAKE) --no-print-directory VARIANT=off test-variant
 
-test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img
+test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img $(SWAP_IMG)
 	$(call judged-boot,uboot,$(OUT)/console-uboot.log,$(ARCH)-uboot)
 
 # ---- maintainer workflow ---------------------------------------------------

@@ -14,6 +14,10 @@ CONSOLE      := ttyAMA0
 # timekeeping; boot/make-dtb.sh derives it from QEMU's own.
 NEEDS_DTB    := 1
 QEMU_EXTRA   :=
+# No hibernation configured on arm64 (tests/expected/skips-arm64): no swap
+# drive.
+SWAP_SIZE    :=
+SWAP_DEVICE  :=
 # U-Boot path (make test-uboot): Debian's u-boot-qemu as -bios, its
 # environment in the second pflash, the FIT image put in RAM by QEMU's
 # generic loader as a board's boot ROM or TFTP would.

@@ -14,3 +14,7 @@ QEMU_MEM     := 1024
 CONSOLE      := ttyS0
 NEEDS_DTB    :=
 QEMU_EXTRA   :=
+# The hibernate test's swap drive, virtio-blk on PCI: the Makefile makes it
+# (sparse, all zeros) in build/x86_64*/swap.img before every boot.
+SWAP_SIZE    := 64M
+SWAP_DEVICE  := virtio-blk-pci
