@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SCHED_STAYAWAKE API: set and clear through sched_setscheduler() and
- * sched_setattr(), both getters, another pid, CAP_BLOCK_SUSPEND, junk bits,
+ * sched_setattr(), both getters, another pid, CAP_BLOCK_SUSPEND (needed only
+ * to go from unmarked to marked; tests abi covers the round-trips), junk bits,
  * fork, exec, exit, kernel threads. Witnesses: the getters and the
  * "stayawake" wakeup source in /sys/kernel/debug/wakeup_sources; for fork
  * and exec also /proc/PID/status StayAwake: and a refused "mem": an exec'd
@@ -78,19 +79,40 @@ static int child_marked_after_fork(void)
 	return sched_getscheduler(0) & SCHED_STAYAWAKE ? 1 : 0;
 }
 
+/* sched_getattr, the flag cleared, sched_setattr without KEEP flags. */
+static int unmark_attr(pid_t pid)
+{
+	struct sched_attr a = { .size = sizeof(a) };
+
+	if (sys_sched_getattr(pid, &a, sizeof(a), 0))
+		return -errno;
+	a.sched_flags &= ~SCHED_FLAG_STAYAWAKE;
+	return sys_sched_setattr(pid, &a, 0) ? -errno : 0;
+}
+
+/*
+ * Without CAP_BLOCK_SUSPEND a task may restate its own mark and clear it;
+ * only going from unmarked to marked needs the capability.
+ */
 static int child_without_cap(void)
 {
 	if (mark(0, true))
 		return 2;	/* setup: could not mark itself */
 	if (drop_cap_block_suspend())
 		return 3;
-	if (mark(0, true) != -EPERM)
-		return 4;	/* setting must need the capability */
-	if (setattr(0, 0, SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE) != -EPERM)
+	if (mark(0, true))
+		return 4;	/* restating the mark must not need it */
+	if (setattr(0, 0, SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE))
 		return 5;
+	if (!(sched_getscheduler(0) & SCHED_STAYAWAKE))
+		return 6;
 	if (mark(0, false))
-		return 6;	/* clearing must not */
-	return sched_getscheduler(0) & SCHED_STAYAWAKE ? 7 : 0;
+		return 7;	/* nor clearing it */
+	if (sched_getscheduler(0) & SCHED_STAYAWAKE)
+		return 8;
+	if (mark(0, true) != -EPERM)
+		return 9;	/* setting it again must */
+	return sched_getscheduler(0) & SCHED_STAYAWAKE ? 10 : 0;
 }
 
 /*
@@ -186,8 +208,14 @@ int main(int argc, char **argv)
 		  "ret %d, policy %#x", r, pol);
 	r = setattr(0, 0, SCHED_FLAG_KEEP_ALL);
 	pol = sched_getscheduler(0);
+	tap_check(!r && pol == (SCHED_BATCH | SCHED_STAYAWAKE) &&
+		  stayawake_source_active(),
+		  "sched_setattr(KEEP_ALL) without the flag keeps the mark",
+		  "ret %d, policy %#x", r, pol);
+	r = unmark_attr(0);
+	pol = sched_getscheduler(0);
 	tap_check(!r && pol == SCHED_BATCH && !stayawake_source_active(),
-		  "sched_setattr(KEEP_ALL) clears, policy kept",
+		  "sched_getattr, flag cleared, sched_setattr: clears, policy kept",
 		  "ret %d, policy %#x", r, pol);
 	setattr(0, SCHED_OTHER, 0);
 
@@ -241,7 +269,8 @@ int main(int argc, char **argv)
 	test_exec(argv[0]);
 
 	r = in_child(child_without_cap);
-	tap_check(r == 0, "without CAP_BLOCK_SUSPEND: set EPERM, clear works",
+	tap_check(r == 0,
+		  "without CAP_BLOCK_SUSPEND: restate and clear work, set EPERM",
 		  "child status %d", r);
 
 	tap_check(!stayawake_source_active(), "source idle at the end", "%s",

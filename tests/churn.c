@@ -42,14 +42,23 @@ static void on_usr1(int sig)
 {
 }
 
+/*
+ * sched_setattr(): KEEP_ALL | STAYAWAKE marks and keeps the rest; KEEP_ALL
+ * alone would keep the mark too, so clearing restates the task's own
+ * attributes without the flag.
+ */
 static int mark_attr(pid_t pid, bool on)
 {
 	struct sched_attr a = {
 		.size = sizeof(a),
-		.sched_flags = SCHED_FLAG_KEEP_ALL |
-			       (on ? SCHED_FLAG_STAYAWAKE : 0),
+		.sched_flags = SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE,
 	};
 
+	if (!on) {
+		if (sys_sched_getattr(pid, &a, sizeof(a), 0))
+			return -1;
+		a.sched_flags &= ~SCHED_FLAG_STAYAWAKE;
+	}
 	return sys_sched_setattr(pid, &a, 0);
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The stayawake command (tools/stayawake.c): every subcommand, every error
- * message and exit code, judged by what the kernel then reports.
+ * message and exit code, judged by what the kernel then reports. An error
+ * caused by a missing capability names it: CAP_BLOCK_SUSPEND to mark,
+ * CAP_SYS_NICE for another user's task or a SCHED_DEADLINE one.
  */
 #include <errno.h>
 #include <sched.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,17 +22,36 @@
 
 #define CLI "/bin/stayawake"
 
-enum { AS_ROOT, NO_CAP, NO_DEBUGFS };
+#define NOBODY 65534
+
+/* NO_CAP: without CAP_BLOCK_SUSPEND; NO_NICE: without CAP_SYS_NICE. */
+enum { AS_ROOT, NO_CAP, NO_DEBUGFS, NO_NICE, NO_CAPS };
+
+/* Drop @cap from every set; as root, exec would give it back unless the
+ * bounding set loses it too. */
+static int drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+	unsigned int bit = 1u << (cap % 32);
+
+	if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) || syscall(SYS_capget, &hdr, d))
+		return -1;
+	d[cap / 32].effective &= ~bit;
+	d[cap / 32].permitted &= ~bit;
+	d[cap / 32].inheritable &= ~bit;
+	return syscall(SYS_capset, &hdr, d);
+}
 
 /* In the child, before the exec: the situation to run the command in. */
 static void situation(int how)
 {
-	/* As root, exec would give it back unless the bounding set loses it
-	 * too. */
-	if (how == NO_CAP &&
-	    (prctl(PR_CAPBSET_DROP, CAP_BLOCK_SUSPEND, 0, 0, 0) ||
-	     drop_cap_block_suspend()))
+	if ((how == NO_CAP || how == NO_CAPS) && drop_cap(CAP_BLOCK_SUSPEND))
 		_exit(99);
+	if ((how == NO_NICE || how == NO_CAPS) && drop_cap(CAP_SYS_NICE))
+		_exit(97);
 	/* A private mount table without debugfs */
 	if (how == NO_DEBUGFS &&
 	    (unshare(CLONE_NEWNS) ||
@@ -126,6 +148,109 @@ static void check_refusals(void)
 	}
 }
 
+/*
+ * stayawake -p PID on|off on a task that waits until killed, set up by root
+ * with a policy and nice value, of another user or not, marked or not: the
+ * exit status, the message, and the task's mark after; all else stays.
+ */
+static const struct pid_case {
+	const char *name;
+	int how;
+	int policy, nice;
+	bool other_user, marked;
+	const char *onoff;
+	int rc;
+	const char *text;	/* in the output; NULL: any */
+	bool marked_after;
+} pid_cases[] = {
+	{ "-p PID on: marked, SCHED_BATCH nice 7 kept", AS_ROOT, SCHED_BATCH,
+	  7, false, false, "on", 0, NULL, true },
+	{ "-p PID off: unmarked, SCHED_BATCH nice 7 kept", AS_ROOT,
+	  SCHED_BATCH, 7, false, true, "off", 0, NULL, false },
+	{ "-p PID on, marked, without CAP_BLOCK_SUSPEND: kept, exit 0", NO_CAP,
+	  SCHED_OTHER, 0, false, true, "on", 0, NULL, true },
+	{ "-p PID off without CAP_BLOCK_SUSPEND: unmarked", NO_CAP,
+	  SCHED_OTHER, 0, false, true, "off", 0, NULL, false },
+	{ "-p PID on, another user's, without CAP_SYS_NICE: names it", NO_NICE,
+	  SCHED_OTHER, 0, true, false, "on", 1,
+	  "needs CAP_SYS_NICE (another user's task)", false },
+	{ "-p PID off, another user's, without CAP_SYS_NICE: names it",
+	  NO_NICE, SCHED_OTHER, 0, true, true, "off", 1,
+	  "needs CAP_SYS_NICE (another user's task)", true },
+	{ "-p PID on, another user's, without either: names both", NO_CAPS,
+	  SCHED_OTHER, 0, true, false, "on", 1,
+	  "needs CAP_BLOCK_SUSPEND and CAP_SYS_NICE", false },
+	{ "-p PID off, SCHED_DEADLINE, without CAP_SYS_NICE: names it",
+	  NO_NICE, SCHED_DEADLINE, 0, false, false, "off", 1,
+	  "needs CAP_SYS_NICE (a SCHED_DEADLINE task)", false },
+};
+
+static pid_t pid_case_target(const struct pid_case *c)
+{
+	struct sched_attr a = {
+		.size = sizeof(a), .sched_policy = c->policy,
+		.sched_nice = c->nice,
+		.sched_flags = c->marked ? SCHED_FLAG_STAYAWAKE : 0,
+	};
+	int ready[2];
+	pid_t pid;
+	char ch;
+
+	if (c->policy == SCHED_DEADLINE) {
+		a.sched_runtime = 1000000;
+		a.sched_deadline = a.sched_period = 10000000;
+	}
+	if (pipe(ready))
+		tap_bail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		if (c->other_user && (setresgid(NOBODY, NOBODY, NOBODY) ||
+				      setresuid(NOBODY, NOBODY, NOBODY)))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	if (read(ready[0], &ch, 1) != 1)
+		tap_diag("target %d failed to start", pid);
+	close(ready[0]);
+	close(ready[1]);
+	if (sys_sched_setattr(pid, &a, 0))
+		tap_diag("target %d: sched_setattr: %s", pid, strerror(errno));
+	return pid;
+}
+
+static void check_pid_cases(void)
+{
+	char out[4096], pidstr[16], sa[16];
+
+	for (size_t i = 0; i < sizeof(pid_cases) / sizeof(*pid_cases); i++) {
+		const struct pid_case *c = &pid_cases[i];
+		struct sched_attr before = { .size = sizeof(before) };
+		struct sched_attr after = { .size = sizeof(after) };
+		pid_t pid = pid_case_target(c);
+		bool kept;
+		int rc;
+
+		snprintf(pidstr, sizeof(pidstr), "%d", pid);
+		sys_sched_getattr(pid, &before, sizeof(before), 0);
+		rc = cli(c->how, out, sizeof(out), "-p", pidstr, c->onoff, NULL);
+		sys_sched_getattr(pid, &after, sizeof(after), 0);
+		proc_stayawake(pid, sa, sizeof(sa));
+		before.sched_flags &= ~SCHED_FLAG_STAYAWAKE;
+		after.sched_flags &= ~SCHED_FLAG_STAYAWAKE;
+		kept = !memcmp(&before, &after, sizeof(after));
+		tap_check(rc == c->rc && (!c->text || has(out, c->text)) &&
+			  !strcmp(sa, c->marked_after ? "boosted" : "off") &&
+			  kept, c->name, "exit %d, StayAwake %s, policy %u "
+			  "nice %d%s: %s", rc, sa, after.sched_policy,
+			  after.sched_nice, kept ? "" : " (changed)",
+			  out[0] ? strtok(out, "\n") : "no output");
+		reap(pid);
+	}
+}
+
 /* The list line of pid, or "" */
 static const char *list_line(const char *out, pid_t pid, char *line, int len)
 {
@@ -190,6 +315,7 @@ int main(void)
 	tap_check(rc == 1 && has(out, "no such process"),
 		  "-p on a dead pid: no such process", "exit %d: %s", rc,
 		  strtok(out, "\n"));
+	check_pid_cases();
 
 	/* list, while a marked task sleeps on its alarm and then works */
 	pid = sleeper(true, 3);

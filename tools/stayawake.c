@@ -4,11 +4,13 @@
  * task, list who keeps the system awake. See stayawake.1.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/sched.h>
 /* The uapi struct sched_param clashes with glibc's: take only sched_attr. */
 #define sched_param __uapi_sched_param
@@ -34,8 +36,10 @@ static const char usage[] =
 "A task marked SCHED_STAYAWAKE keeps the system out of suspend, except\n"
 "while it sleeps on an alarm clock (CLOCK_BOOTTIME_ALARM,\n"
 "CLOCK_REALTIME_ALARM), which wakes the system when it is due.\n"
-"Marking needs CAP_BLOCK_SUSPEND. Exit status: 0 done, 1 refused by the\n"
-"kernel, 2 usage, 3 no SCHED_STAYAWAKE in this kernel, 4 debugfs not\n"
+"Marking needs CAP_BLOCK_SUSPEND (restating or clearing a mark does not);\n"
+"changing another user's task, or a SCHED_DEADLINE one, CAP_SYS_NICE.\n"
+"Exit status: 0 done, 1 refused by the kernel (the message names a missing\n"
+"capability), 2 usage, 3 no SCHED_STAYAWAKE in this kernel, 4 debugfs not\n"
 "mounted, 126/127 COMMAND not runnable/not found; else COMMAND's own.\n";
 
 static int die(int code, const char *fmt, const char *arg)
@@ -63,8 +67,8 @@ static int kernel_has_stayawake(void)
 	return found;
 }
 
-/* CAP_BLOCK_SUSPEND (36) in our effective set? */
-static int have_cap_block_suspend(void)
+/* Is capability @cap in our effective set? */
+static int have_cap(int cap)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	unsigned long long eff = 0;
@@ -76,7 +80,31 @@ static int have_cap_block_suspend(void)
 		if (sscanf(line, "CapEff: %llx", &eff) == 1)
 			break;
 	fclose(f);
-	return !!(eff & 1ULL << 36);
+	return !!(eff & 1ULL << cap);
+}
+
+/*
+ * Does the task belong to another user, as the kernel's owner check sees
+ * it (our euid is neither its euid nor its uid)?
+ */
+static int other_owner(pid_t pid)
+{
+	unsigned int ruid, euid;
+	char path[64], line[256];
+	int other = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
+			other = geteuid() != euid && geteuid() != ruid;
+			break;
+		}
+	fclose(f);
+	return other;
 }
 
 static int is_kthread(pid_t pid)
@@ -96,26 +124,36 @@ static int is_kthread(pid_t pid)
 	return !!(flags & 0x00200000);	/* PF_KTHREAD */
 }
 
-/* Set or clear the mark, keeping the task's policy and parameters. */
-static int mark(pid_t pid, int on, const char *who)
+/*
+ * EPERM: name what is missing. Marking needs CAP_BLOCK_SUSPEND (restating
+ * a mark does not, on kernels that tell the two apart); changing another
+ * user's task, or any SCHED_DEADLINE task, needs CAP_SYS_NICE.
+ */
+static int not_permitted(pid_t pid, int on, const char *who)
 {
-	struct sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_flags = SCHED_FLAG_KEEP_ALL |
-			       (on ? SCHED_FLAG_STAYAWAKE : 0),
-	};
+	int bs = on && !have_cap(CAP_BLOCK_SUSPEND);
+	int other = other_owner(pid);
+	int nice = !have_cap(CAP_SYS_NICE) && (other ||
+		(sched_getscheduler(pid) & 0xff) == SCHED_DEADLINE);
+	char why[160];
 
-	if (!syscall(SYS_sched_setattr, pid, &attr, 0))
-		return 0;
+	if (!bs && !nice)
+		return die(EX_FAIL, "not permitted to change %s", who);
+	snprintf(why, sizeof(why), "%s %s needs %s%s%s%s", on ? "marking" :
+		 "unmarking", who, bs ? "CAP_BLOCK_SUSPEND" : "",
+		 bs && nice ? " and " : "", nice ? "CAP_SYS_NICE" : "",
+		 !nice ? "" : other ? " (another user's task)" :
+		 " (a SCHED_DEADLINE task)");
+	return die(EX_FAIL, "%s", why);
+}
+
+static int refused(pid_t pid, int on, const char *who)
+{
 	switch (errno) {
 	case ESRCH:
 		return die(EX_FAIL, "no such process: %s", who);
 	case EPERM:
-		if (on && !have_cap_block_suspend())
-			return die(EX_FAIL, "marking %s needs CAP_BLOCK_SUSPEND",
-				   who);
-		return die(EX_FAIL, "not permitted to change %s (another "
-			   "user's task?)", who);
+		return not_permitted(pid, on, who);
 	case EINVAL:
 		if (kernel_has_stayawake() == 0)
 			return die(EX_NOFEATURE, "this kernel lacks "
@@ -127,6 +165,30 @@ static int mark(pid_t pid, int on, const char *who)
 	default:
 		return die(EX_FAIL, "sched_setattr: %s", strerror(errno));
 	}
+}
+
+/*
+ * Set the mark with SCHED_FLAG_KEEP_ALL, so that the policy, priority and
+ * nice value stay. KEEP_ALL without the flag keeps the mark too, so clear
+ * it by restating the task's own attributes without the flag. (Another
+ * task could change its policy between the two calls; the second would
+ * undo that.)
+ */
+static int mark(pid_t pid, int on, const char *who)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_flags = SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE,
+	};
+
+	if (!on) {
+		if (syscall(SYS_sched_getattr, pid, &attr, sizeof(attr), 0))
+			return refused(pid, on, who);
+		attr.sched_flags &= ~SCHED_FLAG_STAYAWAKE;
+	}
+	if (!syscall(SYS_sched_setattr, pid, &attr, 0))
+		return 0;
+	return refused(pid, on, who);
 }
 
 static int run(char **argv)
