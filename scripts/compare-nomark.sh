@@ -28,18 +28,20 @@ rows() {
 }
 
 red=0
-for side in vanilla patched; do
-	eval "log=\$$side"
-	if [ ! -f "$log.summary" ]; then
-		echo "$arch: FAIL: the $side boot was not judged (no $log.summary)" >&2
+# take_rows SIDE LOG: the rows of one boot into $tmp/SIDE.
+take_rows() {
+	if [ ! -f "$2.summary" ]; then
+		echo "$arch: FAIL: the $1 boot was not judged (no $2.summary)" >&2
 		red=1
 	fi
-	rows "$log" >"$tmp/$side" 2>/dev/null || : >"$tmp/$side"
-	if [ ! -s "$tmp/$side" ]; then
-		echo "$arch: FAIL: no nomark rows in the $side boot ($log)" >&2
+	rows "$2" >"$tmp/$1" 2>/dev/null || : >"$tmp/$1"
+	if [ ! -s "$tmp/$1" ]; then
+		echo "$arch: FAIL: no nomark rows in the $1 boot ($2)" >&2
 		red=1
 	fi
-done
+}
+take_rows vanilla "$vanilla"
+take_rows patched "$patched"
 
 # Every case of either side, vanilla's order first; a side without it
 # shows "(no row)".
