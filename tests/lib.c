@@ -487,7 +487,7 @@ const char *proc_stayawake(int pid, char *buf, int len)
 bool stayawake_debugfs(int pid, struct stayawake_entry *e, int *boosted,
 		       int *lines_boosted)
 {
-	FILE *f = fopen("/sys/kernel/debug/stayawake", "r");
+	FILE *f = fopen("/sys/kernel/debug/sched/stayawake", "r");
 	char line[256];
 	bool found = false;
 

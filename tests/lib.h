@@ -122,7 +122,7 @@ const char *proc_stayawake(int pid, char *buf, int len);
  * read); -1 if the task is gone. */
 int proc_status(const char *pid, unsigned int *ruid, char *state, int len);
 
-/* One task's line in /sys/kernel/debug/stayawake. */
+/* One task's line in /sys/kernel/debug/sched/stayawake. */
 struct stayawake_entry {
 	char comm[32];
 	char state[16];

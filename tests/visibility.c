@@ -228,10 +228,75 @@ static void check_trace(void)
 		  "an unmarked task's exit traces nothing", "%s", story);
 }
 
+/* The first line of @path, without its newline; -1 if unreadable. */
+static int read_line(const char *path, char *buf, int len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok = f && fgets(buf, len, f);
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* Is a wakeup source named @name in /sys/class/wakeup? */
+static bool class_wakeup_has(const char *name)
+{
+	char path[64], buf[64];
+	int i, misses = 0;
+
+	/* wakeupN ids are never reused; stop after a long run of gaps */
+	for (i = 0; misses < 64; i++) {
+		snprintf(path, sizeof(path), "/sys/class/wakeup/wakeup%d/name", i);
+		if (read_line(path, buf, sizeof(buf)) < 0) {
+			misses++;
+			continue;
+		}
+		misses = 0;
+		if (!strcmp(buf, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every wakeup source of the series is where users look for one: the
+ * shared boost, the alarm hold, and the hold of the RTC driver rtc0 uses.
+ */
+static void check_sources(void)
+{
+	static const char *const rtc_hold[][2] = {
+		{ "rtc-pl031", "pl031_alarm" },
+		{ "rtc_cmos", "rtc_cmos" },
+	};
+	const char *names[3] = { "stayawake", "alarmtimer", NULL };
+	char rtc[64] = "", missing[128] = "";
+	struct wakeup_stat st;
+	size_t i;
+
+	read_line("/sys/class/rtc/rtc0/name", rtc, sizeof(rtc));
+	for (i = 0; i < sizeof(rtc_hold) / sizeof(rtc_hold[0]); i++)
+		if (!strncmp(rtc, rtc_hold[i][0], strlen(rtc_hold[i][0])))
+			names[2] = rtc_hold[i][1];
+	for (i = 0; i < 3; i++)
+		if (!names[i] || !class_wakeup_has(names[i]) ||
+		    !wakeup_stat(names[i], &st))
+			snprintf(missing + strlen(missing),
+				 sizeof(missing) - strlen(missing), " %s",
+				 names[i] ? names[i] : "(rtc0's driver?)");
+	tap_check(!missing[0],
+		  "the series' wakeup sources are in /sys/class/wakeup and debugfs",
+		  "missing:%s (rtc0: %s)", missing, rtc);
+}
+
 int main(void)
 {
 	tap_init("visibility");
 	check_release();
+	check_sources();
 	check_states();
 	check_trace();
 	return tap_done();

@@ -186,7 +186,7 @@ static void list_sources(void)
 
 static int list(void)
 {
-	FILE *f = fopen(DEBUGFS "/stayawake", "r");
+	FILE *f = fopen(DEBUGFS "/sched/stayawake", "r");
 	char line[256], comm[32], state[16];
 	int pid, boosted = 0, n = 0;
 	double awake, marked;
@@ -196,7 +196,7 @@ static int list(void)
 			   "debugfs none %s)", DEBUGFS);
 	if (!f)
 		return die(EX_NOFEATURE, "this kernel lacks SCHED_STAYAWAKE "
-			   "(no %s)", DEBUGFS "/stayawake");
+			   "(no %s)", DEBUGFS "/sched/stayawake");
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "# boosted tasks: %d", &boosted) == 1)
 			continue;
