@@ -47,13 +47,14 @@ FRAGMENTS := arch-configs/common.config arch-configs/$(ARCH).config \
 	     $(if $(filter 1,$(DEBUG)),arch-configs/debug.config) \
 	     $(if $(VARIANT),arch-configs/variant-$(VARIANT).config)
 TARBALL  := /usr/src/linux-source-6.1.tar.xz
-TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/order tests/order-nofeature | sort -u)
+TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' $(wildcard tests/order*) | sort -u)
 # What a guest is told to run, and what its verdict expects (tests/expected/):
-# sa.tests= in APPEND, else the plan of this kernel: tests/order, or
-# tests/order-nofeature on a kernel without the feature (VARIANT).
+# sa.tests= in APPEND, else the plan of this kernel: tests/order, or on a
+# VARIANT kernel tests/order-VARIANT where there is one (vanilla), else
+# tests/order-nofeature.
 comma    := ,
 space    := $(subst x, ,x)
-PLAN_FILE := tests/order$(if $(VARIANT),-nofeature)
+PLAN_FILE := $(if $(VARIANT),$(firstword $(wildcard tests/order-$(VARIANT)) tests/order-nofeature),tests/order)
 APPEND_TESTS = $(patsubst sa.tests=%,%,$(filter sa.tests=%,$(APPEND)))
 PLAN     = $(or $(subst $(comma), ,$(APPEND_TESTS)),\
 	     $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' $(PLAN_FILE)))
@@ -82,7 +83,7 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR) $(QENV_EXTRA)
 
 .PHONY: help deps check-deps verdict-selftest source config kernel headers tests initramfs dtb boot \
-	test test-one test-uboot test-off fit clean distclean checkpatch bisect-check \
+	test test-one test-uboot test-off test-vanilla compare-nomark fit clean distclean checkpatch bisect-check \
 	git-tree export roundtrip demo soak bench bench-boot test-variant \
 	selftests fuzz fuzz-args
 
@@ -105,6 +106,8 @@ help:
 	@echo "  fit        arm64: build/arm64/stayawake.itb (kernel, dtb, initramfs)"
 	@echo "  test-uboot arm64: the suite booted through U-Boot and the FIT image"
 	@echo "  test-off   the no-feature plan on the series with the feature off"
+	@echo "  test-vanilla  tests/order-vanilla on the kernel without the series"
+	@echo "  compare-nomark  nomark's rows: patched against vanilla, row by row"
 	@echo "  checkpatch scripts/checkpatch.pl --strict on every patch"
 	@echo "  bisect-check  build after every patch, and with the feature off"
 	@echo "  soak       CYCLES=N alarm cycles under autosleep (default 200)"
@@ -396,11 +399,16 @@ boot: $(GUEST)
 # arm64 boots the suite twice: with -kernel, and through U-Boot and the FIT
 # image as a board would. -k: the second boot runs even if the first is red.
 # Then the same initramfs on the series with the feature configured out
-# (VARIANT=off): the plan of a kernel without it (tests/order-nofeature).
-TEST_BOOTS = test-one $(if $(filter arm64,$(ARCH)),test-uboot) test-off
+# (VARIANT=off): the plan of a kernel without it (tests/order-nofeature);
+# and on vanilla 6.1 (tests/order-vanilla), whose nomark rows must equal
+# the patched boot's (compare-nomark).
+TEST_BOOTS = test-one $(if $(filter arm64,$(ARCH)),test-uboot) test-off \
+	     test-vanilla compare-nomark
 SUMMARIES := $(foreach a,$(ARCHES),$(B)/$(a)$(DSFX)/console.log.summary \
 		$(if $(filter arm64,$(a)),$(B)/$(a)$(DSFX)/console-uboot.log.summary) \
-		$(B)/$(a)$(DSFX)-off/console.log.summary)
+		$(B)/$(a)$(DSFX)-off/console.log.summary \
+		$(B)/$(a)$(DSFX)-vanilla/console.log.summary \
+		$(B)/$(a)$(DSFX)-vanilla/nomark-compare.summary)
 
 ifeq ($(ARCH_GIVEN),)
 # Old summaries go first: a boot that never happens must not count.
@@ -426,9 +434,19 @@ endef
 test-one: $(GUEST)
 	$(call judged-boot,run,$(OUT)/console.log,$(ARCH))
 
-test-off: initramfs $(DTB)
-	@test -z "$(VARIANT)" || { echo "test-off: drop VARIANT"; exit 2; }
-	@$(MAKE) --no-print-directory VARIANT=off test-variant
+# The normal guest's initramfs on VARIANT=off and VARIANT=vanilla, each
+# with its plan (PLAN_FILE).
+test-off test-vanilla: test-%: initramfs $(DTB)
+	@test -z "$(VARIANT)" || { echo "$@: drop VARIANT"; exit 2; }
+	@$(MAKE) --no-print-directory VARIANT=$* test-variant
+
+# Nothing marked behaves like vanilla: nomark's rows of the patched boot
+# (test-one) against the vanilla boot's, as a table, red where one differs.
+VANILLA_OUT = $(BASE_OUT)-vanilla
+compare-nomark:
+	@test -z "$(VARIANT)" || { echo "$@: drop VARIANT"; exit 2; }
+	@scripts/compare-nomark.sh $(ARCH) $(VANILLA_OUT)/console.log \
+		$(OUT)/console.log $(VANILLA_OUT)/nomark-compare
 
 test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img $(SWAP_IMG)
 	$(call judged-boot,uboot,$(OUT)/console-uboot.log,$(ARCH)-uboot)
