@@ -577,9 +577,14 @@ static void suspend_case(enum mech_kind m, const char *caze, bool stopped)
 
 	wait_sources_idle();
 	alarm_suspend(3, &as);
+	/*
+	 * The system's thaw wakes a cgroup v2 frozen task, which leaves its
+	 * trap and freezes again (cgroup.events says frozen 0 meanwhile):
+	 * give it a bounded moment to be back.
+	 */
 	if (stopped) {
-		still_stopped = all_stopped(m);
-		still_deboosted = all_deboosted();
+		still_stopped = wait_for(cond_stopped, &m, 2, NULL);
+		still_deboosted = wait_for(cond_deboosted, NULL, 2, NULL);
 	}
 	tap_check(as.ok && as.suspended_ns > SEC_NS && still_stopped &&
 		  still_deboosted, tap_case(mechs[m].name, caze),
