@@ -100,19 +100,6 @@ static void teardown(void)
 	}
 }
 
-/* A sysfs file's first line, without its newline; "" if unreadable. */
-static const char *read_line(const char *path, char *buf, int len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f && fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = 0;
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 /* The mode in brackets in /sys/power/disk ("[platform] shutdown ..."). */
 static const char *disk_mode(char *buf, int len)
 {

@@ -155,6 +155,18 @@ int64_t clock_pair_suspended_ns(const struct clock_pair *a,
 	return (b->boot - a->boot) - (b->mono - a->mono);
 }
 
+const char *read_line(const char *path, char *buf, int len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f && fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 long read_long(const char *path)
 {
 	FILE *f = fopen(path, "r");

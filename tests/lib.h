@@ -39,6 +39,8 @@ int64_t clock_pair_suspended_ns(const struct clock_pair *a,
 
 /* sysfs/debugfs numbers; -1 when unreadable. */
 long read_long(const char *path);
+/* A small file's first line, newline cut, in @buf; "" if unreadable. */
+const char *read_line(const char *path, char *buf, int len);
 int write_str(const char *path, const char *s);
 long suspend_success(void);
 

@@ -188,17 +188,6 @@ static bool state_offered(const char *state)
 	return false;
 }
 
-static void read_line(const char *path, char *buf, int len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f && fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = 0;
-	if (f)
-		fclose(f);
-}
-
 static int arm_rtc(void)
 {
 	char rel[16];

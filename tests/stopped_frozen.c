@@ -124,19 +124,6 @@ static int boosted_tasks(void)
 	return n;
 }
 
-/* The first line of a small file, newline cut; "" if unreadable. */
-static const char *read_line(const char *path, char *buf, int len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f && fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = 0;
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 /* cgroup.events says "frozen 1". */
 static bool cg2_frozen(void)
 {

@@ -228,20 +228,6 @@ static void check_trace(void)
 		  "an unmarked task's exit traces nothing", "%s", story);
 }
 
-/* The first line of @path, without its newline; -1 if unreadable. */
-static int read_line(const char *path, char *buf, int len)
-{
-	FILE *f = fopen(path, "r");
-	bool ok = f && fgets(buf, len, f);
-
-	if (f)
-		fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* Is a wakeup source named @name in /sys/class/wakeup? */
 static bool class_wakeup_has(const char *name)
 {
@@ -251,7 +237,7 @@ static bool class_wakeup_has(const char *name)
 	/* wakeupN ids are never reused; stop after a long run of gaps */
 	for (i = 0; misses < 64; i++) {
 		snprintf(path, sizeof(path), "/sys/class/wakeup/wakeup%d/name", i);
-		if (read_line(path, buf, sizeof(buf)) < 0) {
+		if (!*read_line(path, buf, sizeof(buf))) {
 			misses++;
 			continue;
 		}
