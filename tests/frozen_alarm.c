@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -201,7 +202,14 @@ static void one(bool marked, const struct holdup *hp)
 	deadline = clock_ns(CLOCK_BOOTTIME) + hp->window_ns / 3;
 	s = sleeper(marked, deadline, fd[1]);
 	track(s);
-	usleep(20000);
+	/*
+	 * In its alarm sleep (and so deboosted, if marked) before the attempt:
+	 * with the readers on every CPU a fork can take longer than a fixed
+	 * pause, and a marked sleeper not yet in its wait refuses the attempt.
+	 */
+	if (!wait_blocked_in(s, SYS_clock_nanosleep, 1))
+		tap_diag("%s: the sleeper was not in its alarm sleep after 1 s",
+			 who);
 	err = rtc_arm_alarm(SAFETY_S);
 	if (err)
 		tap_bail("arming the safety RTC alarm: %s", strerror(-err));
