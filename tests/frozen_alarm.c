@@ -24,6 +24,7 @@
  * Run once with an unmarked sleeper and once with a SCHED_STAYAWAKE one.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +73,12 @@ static void reap(void)
 		waitpid(children[--nchildren], NULL, 0);
 }
 
-/* One preadv() of @len bytes of holes into a 2 MiB buffer; ns, or -1. */
-static int64_t holdup_read(long long len)
+/*
+ * One preadv() of @len bytes of holes into a 2 MiB buffer; ns, or -1. Just
+ * before it, a byte to @ready (if not -1): a reader the freezer catches
+ * before its read holds nothing up.
+ */
+static int64_t holdup_read(long long len, int ready)
 {
 	struct iovec iov[MAX_IOV];
 	int n = (len + BUF_LEN - 1) / BUF_LEN, i;
@@ -93,6 +98,8 @@ static int64_t holdup_read(long long len)
 		iov[i].iov_base = buf;
 		iov[i].iov_len = BUF_LEN;
 	}
+	if (ready >= 0 && write(ready, "r", 1) != 1)
+		return -1;
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	got = preadv(memfd, iov, n, 0);
 	t0 = clock_ns(CLOCK_MONOTONIC) - t0;
@@ -117,8 +124,8 @@ static void holdup_plan(struct holdup *h)
 	int64_t t, per;
 	double ns_per_byte;
 
-	holdup_read(CALIB_LEN);
-	t = holdup_read(CALIB_LEN);
+	holdup_read(CALIB_LEN, -1);
+	t = holdup_read(CALIB_LEN, -1);
 	if (t <= 0)
 		tap_bail("preadv of %lld MiB of a sparse memfd: %s",
 			 CALIB_LEN >> 20, strerror(errno));
@@ -161,16 +168,26 @@ static pid_t sleeper(bool marked, int64_t deadline, int fd)
 	return pid;
 }
 
-/* Each reader writes to @fd when its read returned (BOOTTIME). */
+/*
+ * Each reader writes to @fd when its read returned (BOOTTIME). Returns once
+ * every reader is about to read (up to 5 s: a debug kernel forks slowly).
+ */
 static void holdup_start(const struct holdup *h, int fd)
 {
+	struct pollfd pfd = { .events = POLLIN };
+	int ready[2], got = 0;
+	char c;
+
+	if (pipe(ready))
+		tap_bail("pipe: %s", strerror(errno));
+	pfd.fd = ready[0];
 	for (int i = 0; i < h->readers; i++) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
 			int64_t end;
 
-			if (holdup_read(h->len) < 0)
+			if (holdup_read(h->len, ready[1]) < 0)
 				_exit(1);
 			end = clock_ns(CLOCK_BOOTTIME);
 			_exit(write(fd, &end, sizeof(end)) != sizeof(end));
@@ -179,6 +196,13 @@ static void holdup_start(const struct holdup *h, int fd)
 			tap_bail("fork: %s", strerror(errno));
 		track(pid);
 	}
+	while (got < h->readers && poll(&pfd, 1, 5000) > 0 &&
+	       read(ready[0], &c, 1) == 1)
+		got++;
+	if (got < h->readers)
+		tap_diag("%d of %d readers ready after 5 s", got, h->readers);
+	close(ready[0]);
+	close(ready[1]);
 }
 
 static void one(bool marked, const struct holdup *hp)
@@ -193,12 +217,12 @@ static void one(bool marked, const struct holdup *hp)
 		tap_bail("pipe: %s", strerror(errno));
 	wait_sources_idle();
 	/*
-	 * The readers start first; the suspend attempt (and so the freezer)
-	 * starts ~40 ms later and waits for them; the sleeper's alarm fires a
-	 * third of the way through, when the sleeper is long frozen.
+	 * The readers start reading first; the suspend attempt (and so the
+	 * freezer) starts once the sleeper is in its alarm sleep and waits for
+	 * them; the alarm fires a third of the way through, when the sleeper
+	 * is long frozen.
 	 */
 	holdup_start(hp, rd[1]);
-	usleep(20000);
 	deadline = clock_ns(CLOCK_BOOTTIME) + hp->window_ns / 3;
 	s = sleeper(marked, deadline, fd[1]);
 	track(s);
