@@ -310,6 +310,18 @@ bool alarm_suspend(int secs, struct alarm_suspend *r)
 	return r->ok;
 }
 
+bool check_alarm_suspend(const char *what, int secs)
+{
+	struct alarm_suspend as;
+
+	wait_sources_idle();
+	alarm_suspend(secs, &as);
+	return tap_check(as.ok && as.suspended_ns > SEC_NS, what,
+			 "write: %s, success %ld->%ld, suspended %.2f s",
+			 as.err ? strerror(-as.err) : "ok", as.success_before,
+			 as.success_after, as.suspended_ns / 1e9);
+}
+
 int run_capture(const char *const argv[], char *out, size_t len,
 		void (*setup)(int how), int how)
 {
@@ -413,6 +425,17 @@ int sys_sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size,
 		      unsigned int flags)
 {
 	return syscall(SYS_sched_getattr, pid, attr, size, flags);
+}
+
+bool wait_stayawake_state(int pid, const char *want)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
+	char sa[32];
+
+	while (strcmp(proc_stayawake(pid, sa, sizeof(sa)), want))
+		if (clock_ns(CLOCK_MONOTONIC) > end)
+			return false;
+	return true;
 }
 
 int stayawake_mark(pid_t pid, bool on)

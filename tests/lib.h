@@ -81,6 +81,9 @@ struct alarm_suspend {
 
 /* Returns r->ok. */
 bool alarm_suspend(int secs, struct alarm_suspend *r);
+/* TAP case @what: once no source is active, an alarm suspend of @secs
+ * works and the system slept more than a second of it. */
+bool check_alarm_suspend(const char *what, int secs);
 
 /* Run argv[0] with stdout and stderr into out (NUL-terminated); in the
  * child, setup(how) first unless NULL (it _exit()s on failure). Returns the
@@ -120,6 +123,8 @@ int drop_cap_block_suspend(void);
 /* The StayAwake: word of /proc/PID/status ("off", ...); "" if unreadable
  * or longer than len - 1. */
 const char *proc_stayawake(int pid, char *buf, int len);
+/* Wait up to 5 s for that word to be @want; false if it never was. */
+bool wait_stayawake_state(int pid, const char *want);
 /* The same for /proc/<pid>/status by name, and its real uid (~0 if not
  * read); -1 if the task is gone. */
 int proc_status(const char *pid, unsigned int *ruid, char *state, int len);

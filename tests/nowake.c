@@ -95,7 +95,6 @@ static bool waiter_state(pid_t pid, const char *what, const char *want)
 
 int main(void)
 {
-	struct alarm_suspend as;
 	char line[32];
 	long fail0, success0;
 	bool ok;
@@ -151,12 +150,6 @@ int main(void)
 
 	/* And with the wakeup on again, an alarm suspend works. */
 	write_str(WAKEUP, "enabled");
-	wait_sources_idle();
-	alarm_suspend(3, &as);
-	tap_check(as.ok && as.suspended_ns > SEC_NS,
-		  "wakeup on again: an alarm suspend works",
-		  "write: %s, success %ld->%ld, suspended %.2f s",
-		  as.err ? strerror(-as.err) : "ok", as.success_before,
-		  as.success_after, as.suspended_ns / 1e9);
+	check_alarm_suspend("wakeup on again: an alarm suspend works", 3);
 	return tap_done();
 }

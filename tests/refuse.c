@@ -80,18 +80,6 @@ static pid_t alarm_child(void)
 	return pid;
 }
 
-/* Wait up to 5 s for the task's StayAwake: state. */
-static bool wait_state(pid_t pid, const char *want)
-{
-	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
-	char sa[32];
-
-	while (strcmp(proc_stayawake(pid, sa, sizeof(sa)), want))
-		if (clock_ns(CLOCK_MONOTONIC) > end)
-			return false;
-	return true;
-}
-
 static void stale_count(void)
 {
 	struct alarm_suspend as;
@@ -102,13 +90,13 @@ static void stale_count(void)
 
 	wait_sources_idle();
 	pid = alarm_child();
-	if (!wait_state(pid, "deboosted"))
+	if (!wait_stayawake_state(pid, "deboosted"))
 		tap_bail("the alarm sleeper never deboosted");
 	/* Armed only while nothing is in progress: the sleeper holds nothing. */
 	armed = read_line("/sys/power/wakeup_count", count, sizeof(count)) &&
 		!write_str("/sys/power/wakeup_count", count);
 	kill(pid, SIGUSR1);
-	if (!wait_state(pid, "boosted"))
+	if (!wait_stayawake_state(pid, "boosted"))
 		tap_bail("SIGUSR1 did not reboost the sleeper");
 	err = write_str("/sys/power/state", "mem");
 	tap_check(armed && err == -EBUSY,
