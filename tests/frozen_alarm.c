@@ -21,7 +21,11 @@
  * whatever the host's speed. The sleeper's alarm fires a third of the way
  * through it, when the sleeper is long frozen. An RTC alarm 12 s out is the
  * safety net, so a kernel with the hole fails the case instead of hanging.
- * Run once with an unmarked sleeper and once with a SCHED_STAYAWAKE one.
+ * Run once with an unmarked sleeper and once with a SCHED_STAYAWAKE one;
+ * then once with a marked sleeper that its v1 cgroup froze in place and a
+ * manager unmarked while frozen: the wakeup that would make it choose
+ * again is lost, so only its alarm can stop the attempt (half-way through
+ * the window here, leaving time to freeze and unmark it).
  */
 #include <errno.h>
 #include <poll.h>
@@ -30,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -47,6 +52,17 @@
 #define MAX_READERS 64
 #define CALIB_LEN (256LL << 20)
 
+/* The v1 freezer, mounted by /init */
+#define CG1_DIR "/dev/freezer/frozen_alarm"
+
+enum variant { UNMARKED, MARKED, UNMARKED_FROZEN };
+
+static const char *const variant_name[] = {
+	[UNMARKED] = "unmarked",
+	[MARKED] = "marked",
+	[UNMARKED_FROZEN] = "unmarked while its cgroup froze it",
+};
+
 static int memfd = -1;
 static pid_t children[MAX_READERS + 1];
 static int nchildren;
@@ -57,8 +73,31 @@ static void kill_children(void)
 {
 	if (getpid() != main_pid)
 		return;
+	/* A task its v1 cgroup froze dies only once thawed */
+	write_str(CG1_DIR "/freezer.state", "THAWED");
 	while (nchildren > 0)
 		kill(children[--nchildren], SIGKILL);
+}
+
+/* Freeze @pid in its own v1 freezer cgroup; true once FROZEN. */
+static bool cg1_freeze(pid_t pid)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
+	char buf[32];
+
+	if (mkdir(CG1_DIR, 0755) && errno != EEXIST)
+		return false;
+	snprintf(buf, sizeof(buf), "%d", pid);
+	if (write_str(CG1_DIR "/cgroup.procs", buf) ||
+	    write_str(CG1_DIR "/freezer.state", "FROZEN"))
+		return false;
+	while (clock_ns(CLOCK_MONOTONIC) < end) {
+		if (!strcmp(read_line(CG1_DIR "/freezer.state", buf,
+				      sizeof(buf)), "FROZEN"))
+			return true;
+		usleep(10000);
+	}
+	return false;
 }
 
 static void track(pid_t pid)
@@ -205,9 +244,11 @@ static void holdup_start(const struct holdup *h, int fd)
 	close(ready[1]);
 }
 
-static void one(bool marked, const struct holdup *hp)
+static void one(enum variant v, const struct holdup *hp)
 {
-	const char *who = marked ? "marked" : "unmarked";
+	const char *who = variant_name[v];
+	int64_t thawed = 0;
+	char word[32];
 	struct clock_pair a, b;
 	int64_t deadline, woke = 0, ret_b, end, last_end = 0;
 	int fd[2], rd[2], err, ended = 0;
@@ -223,8 +264,9 @@ static void one(bool marked, const struct holdup *hp)
 	 * is long frozen.
 	 */
 	holdup_start(hp, rd[1]);
-	deadline = clock_ns(CLOCK_BOOTTIME) + hp->window_ns / 3;
-	s = sleeper(marked, deadline, fd[1]);
+	deadline = clock_ns(CLOCK_BOOTTIME) +
+		   hp->window_ns / (v == UNMARKED_FROZEN ? 2 : 3);
+	s = sleeper(v != UNMARKED, deadline, fd[1]);
 	track(s);
 	/*
 	 * In its alarm sleep (and so deboosted, if marked) before the attempt:
@@ -234,6 +276,17 @@ static void one(bool marked, const struct holdup *hp)
 	if (!wait_blocked_in(s, SYS_clock_nanosleep, 1))
 		tap_diag("%s: the sleeper was not in its alarm sleep after 1 s",
 			 who);
+	if (v == UNMARKED_FROZEN) {
+		bool frozen = wait_stayawake_state(s, "deboosted") &&
+			      cg1_freeze(s);
+
+		/* The mark goes while it cannot run to choose again */
+		tap_check(frozen && !stayawake_mark(s, false) &&
+			  wait_stayawake_state(s, "off"),
+			  tap_case(who, "frozen in place, then unmarked"),
+			  "frozen %d, StayAwake: %s", frozen,
+			  proc_stayawake(s, word, sizeof(word)));
+	}
 	err = rtc_arm_alarm(SAFETY_S);
 	if (err)
 		tap_bail("arming the safety RTC alarm: %s", strerror(-err));
@@ -241,9 +294,15 @@ static void one(bool marked, const struct holdup *hp)
 	err = write_str("/sys/power/state", "mem");
 	clock_pair_read(&b);
 	ret_b = b.boot;
+	if (v == UNMARKED_FROZEN) {
+		write_str(CG1_DIR "/freezer.state", "THAWED");
+		thawed = clock_ns(CLOCK_BOOTTIME);
+	}
 	if (read(fd[0], &woke, sizeof(woke)) != sizeof(woke))
 		woke = 0;
 	reap();
+	if (v == UNMARKED_FROZEN)
+		rmdir(CG1_DIR);
 	close(fd[0]);
 	close(fd[1]);
 	close(rd[1]);
@@ -269,21 +328,23 @@ static void one(bool marked, const struct holdup *hp)
 	 */
 	tap_check(a.boot < deadline && deadline < ret_b &&
 		  ended == hp->readers && last_end > deadline,
-		  marked ? "marked: the alarm fired inside the suspend attempt" :
-			   "unmarked: the alarm fired inside the suspend attempt",
+		  tap_case(who, "the alarm fired inside the suspend attempt"),
 		  "%.2f s into it, which ended after %.2f s; %d of %d readers "
 		  "done, the last %.2f s after the alarm",
 		  (deadline - a.boot) / 1e9, (ret_b - a.boot) / 1e9, ended,
 		  hp->readers, (last_end - deadline) / 1e9);
 	tap_check(clock_pair_suspended_ns(&a, &b) < SEC_NS,
-		  marked ? "marked: the system did not sleep through its fired alarm" :
-			   "unmarked: the system did not sleep through its fired alarm",
+		  tap_case(who, "the system did not sleep through its fired alarm"),
 		  "suspended %.2f s (the safety alarm was %d s out)",
 		  clock_pair_suspended_ns(&a, &b) / 1e9, SAFETY_S);
-	tap_check(woke && woke - ret_b < SEC_NS,
-		  marked ? "marked: the sleeper ran as soon as the attempt ended" :
-			   "unmarked: the sleeper ran as soon as the attempt ended",
-		  "%.2f s after", (woke - ret_b) / 1e9);
+	if (v == UNMARKED_FROZEN)
+		tap_check(woke && woke - thawed < SEC_NS,
+			  tap_case(who, "the sleeper ran as soon as it was thawed"),
+			  "%.2f s after", (woke - thawed) / 1e9);
+	else
+		tap_check(woke && woke - ret_b < SEC_NS,
+			  tap_case(who, "the sleeper ran as soon as the attempt ended"),
+			  "%.2f s after", (woke - ret_b) / 1e9);
 }
 
 int main(void)
@@ -299,8 +360,9 @@ int main(void)
 		tap_bail("sparse memfd: %s", strerror(errno));
 	holdup_plan(&h);
 
-	one(false, &h);
-	one(true, &h);
+	one(UNMARKED, &h);
+	one(MARKED, &h);
+	one(UNMARKED_FROZEN, &h);
 
 	/* And nothing is left behind: an alarm suspend works. */
 	wait_sources_idle();
