@@ -202,14 +202,6 @@ struct cycle {
 	long wake_irq;		/* /sys/power/pm_wakeup_irq after the wake */
 };
 
-/* The RTC's interrupt line in /proc/interrupts, whichever driver has it. */
-static long rtc_irqs(void)
-{
-	long n = irq_count("rtc-pl031");
-
-	return n >= 0 ? n : irq_count("rtc0");
-}
-
 /*
  * One traced alarm sleep: marked, the task sleeps on CLOCK_BOOTTIME_ALARM
  * until @lead after the suspender's first write, which starts at a time of

@@ -586,6 +586,13 @@ long irq_count(const char *name)
 	return sum;
 }
 
+long rtc_irqs(void)
+{
+	long n = irq_count("rtc-pl031");
+
+	return n >= 0 ? n : irq_count("rtc0");
+}
+
 int trace_count(const char *s)
 {
 	FILE *f = fopen("/sys/kernel/tracing/trace", "r");

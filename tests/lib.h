@@ -144,6 +144,8 @@ bool stayawake_debugfs(int pid, struct stayawake_entry *e, int *boosted,
 
 /* The /proc/interrupts count (all CPUs) of the line naming @name; -1 if none. */
 long irq_count(const char *name);
+/* The same for the RTC's line, whichever driver has it. */
+long rtc_irqs(void);
 
 /* Names of the wakeup sources active now, or "none" (static buffer). */
 const char *active_sources(void);
