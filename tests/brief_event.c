@@ -50,28 +50,6 @@ static void cleanup(void)
 	}
 }
 
-/* Marked, sleeping on the alarm clock until @deadline; writes when it woke. */
-static pid_t start_sleeper(int64_t deadline, int fd)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		struct timespec ts = { deadline / SEC_NS, deadline % SEC_NS };
-		int64_t woke;
-
-		if (stayawake_mark(0, true))
-			_exit(2);
-		while (clock_nanosleep(CLOCK_BOOTTIME_ALARM, TIMER_ABSTIME, &ts,
-				       NULL) == EINTR)
-			;
-		woke = clock_ns(CLOCK_BOOTTIME);
-		_exit(write(fd, &woke, sizeof(woke)) != sizeof(woke));
-	}
-	if (pid < 0)
-		tap_bail("fork: %s", strerror(errno));
-	return pid;
-}
-
 int main(void)
 {
 	struct clock_pair a, b;
@@ -89,7 +67,9 @@ int main(void)
 			 strerror(errno));
 
 	deadline = clock_ns(CLOCK_BOOTTIME) + SLEEPER_S * SEC_NS;
-	sleeper = start_sleeper(deadline, fd[1]);
+	sleeper = alarm_sleeper(true, deadline, fd[1]);
+	if (sleeper < 0)
+		tap_bail("fork: %s", strerror(errno));
 	if (!wait_blocked_in(sleeper, SYS_clock_nanosleep, 5) ||
 	    !wait_stayawake_state(sleeper, "deboosted"))
 		tap_bail("the marked sleeper never waited deboosted");

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -77,27 +76,6 @@ static void kill_children(void)
 	write_str(CG1_DIR "/freezer.state", "THAWED");
 	while (nchildren > 0)
 		kill(children[--nchildren], SIGKILL);
-}
-
-/* Freeze @pid in its own v1 freezer cgroup; true once FROZEN. */
-static bool cg1_freeze(pid_t pid)
-{
-	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
-	char buf[32];
-
-	if (mkdir(CG1_DIR, 0755) && errno != EEXIST)
-		return false;
-	snprintf(buf, sizeof(buf), "%d", pid);
-	if (write_str(CG1_DIR "/cgroup.procs", buf) ||
-	    write_str(CG1_DIR "/freezer.state", "FROZEN"))
-		return false;
-	while (clock_ns(CLOCK_MONOTONIC) < end) {
-		if (!strcmp(read_line(CG1_DIR "/freezer.state", buf,
-				      sizeof(buf)), "FROZEN"))
-			return true;
-		usleep(10000);
-	}
-	return false;
 }
 
 static void track(pid_t pid)
@@ -185,28 +163,6 @@ static void holdup_plan(struct holdup *h)
 		 h->readers, h->len >> 20, cpus, h->window_ns / 1e9);
 }
 
-/* Sleep until @deadline (BOOTTIME) on the alarm clock; write the wake time. */
-static pid_t sleeper(bool marked, int64_t deadline, int fd)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		struct timespec ts = { deadline / SEC_NS, deadline % SEC_NS };
-		int64_t woke;
-
-		if (marked && stayawake_mark(0, true))
-			_exit(2);
-		while (clock_nanosleep(CLOCK_BOOTTIME_ALARM, TIMER_ABSTIME, &ts,
-				       NULL) == EINTR)
-			;
-		woke = clock_ns(CLOCK_BOOTTIME);
-		if (write(fd, &woke, sizeof(woke)) != sizeof(woke))
-			_exit(3);
-		_exit(0);
-	}
-	return pid;
-}
-
 /*
  * Each reader writes to @fd when its read returned (BOOTTIME). Returns once
  * every reader is about to read (up to 5 s: a debug kernel forks slowly).
@@ -266,7 +222,7 @@ static void one(enum variant v, const struct holdup *hp)
 	holdup_start(hp, rd[1]);
 	deadline = clock_ns(CLOCK_BOOTTIME) +
 		   hp->window_ns / (v == UNMARKED_FROZEN ? 2 : 3);
-	s = sleeper(v != UNMARKED, deadline, fd[1]);
+	s = alarm_sleeper(v != UNMARKED, deadline, fd[1]);
 	track(s);
 	/*
 	 * In its alarm sleep (and so deboosted, if marked) before the attempt:
@@ -278,7 +234,7 @@ static void one(enum variant v, const struct holdup *hp)
 			 who);
 	if (v == UNMARKED_FROZEN) {
 		bool frozen = wait_stayawake_state(s, "deboosted") &&
-			      cg1_freeze(s);
+			      cg1_freeze(CG1_DIR, s);
 
 		/* The mark goes while it cannot run to choose again */
 		tap_check(frozen && !stayawake_mark(s, false) &&

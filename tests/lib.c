@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -700,4 +701,74 @@ bool wait_blocked_in(int pid, long nr, int secs)
 		usleep(1000);
 	}
 	return true;
+}
+
+bool cg1_freeze(const char *dir, pid_t pid)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
+	char path[256], buf[32];
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return false;
+	snprintf(buf, sizeof(buf), "%d", pid);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (write_str(path, buf))
+		return false;
+	snprintf(path, sizeof(path), "%s/freezer.state", dir);
+	if (write_str(path, "FROZEN"))
+		return false;
+	while (clock_ns(CLOCK_MONOTONIC) < end) {
+		if (!strcmp(read_line(path, buf, sizeof(buf)), "FROZEN"))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+bool rtc_binding_get(struct rtc_binding *b)
+{
+	char path[PATH_MAX];
+	ssize_t len;
+
+	len = readlink("/sys/class/rtc/rtc0/device", path, sizeof(path) - 1);
+	if (len < 0)
+		return false;
+	path[len] = 0;
+	strcpy(b->dev, basename(path));
+	return realpath("/sys/class/rtc/rtc0/device/driver", b->drv) != NULL;
+}
+
+int rtc_binding_write(const struct rtc_binding *b, const char *file)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/%s", b->drv, file);
+	return write_str(path, b->dev);
+}
+
+bool rtc_bound(const struct rtc_binding *b)
+{
+	char path[2 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", b->drv, b->dev);
+	return access(path, F_OK) == 0;
+}
+
+pid_t alarm_sleeper(bool marked, int64_t deadline, int fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct timespec ts = { deadline / SEC_NS, deadline % SEC_NS };
+		int64_t woke;
+
+		if (marked && stayawake_mark(0, true))
+			_exit(2);
+		while (clock_nanosleep(CLOCK_BOOTTIME_ALARM, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
+			;
+		woke = clock_ns(CLOCK_BOOTTIME);
+		_exit(write(fd, &woke, sizeof(woke)) != sizeof(woke));
+	}
+	return pid;
 }

@@ -6,6 +6,7 @@
 #ifndef STAYAWAKE_TEST_LIB_H
 #define STAYAWAKE_TEST_LIB_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -169,6 +170,28 @@ struct sources_snap {
 };
 
 void sources_snap(struct sources_snap *s);
+
+/* rtc0's device and the folder of the driver it is bound to. */
+struct rtc_binding {
+	char dev[PATH_MAX];
+	char drv[PATH_MAX];
+};
+
+/* Fill @b from rtc0; false if it has no device or driver. */
+bool rtc_binding_get(struct rtc_binding *b);
+/* Write the device's name to the driver's @file ("bind", "unbind"). */
+int rtc_binding_write(const struct rtc_binding *b, const char *file);
+bool rtc_bound(const struct rtc_binding *b);
+
+/* A child that marks itself if @marked, sleeps on CLOCK_BOOTTIME_ALARM
+ * until @deadline (ns, through EINTR) and writes the BOOTTIME it woke at
+ * (int64_t) to @fd. */
+pid_t alarm_sleeper(bool marked, int64_t deadline, int fd);
+
+/* Freeze @pid in the v1 freezer cgroup @dir (made if need be, under
+ * /dev/freezer, mounted by /init); true once freezer.state says FROZEN
+ * (up to 5 s). Thawing writes THAWED to @dir/freezer.state. */
+bool cg1_freeze(const char *dir, pid_t pid);
 
 /* The system call a task is blocked in (/proc/PID/syscall), -1 if none. */
 long proc_syscall(int pid);
