@@ -78,7 +78,7 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_EXTRA="$(QEMU_EXTRA) $(SWAP_QEMU)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
 	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) \
-	    APPEND="loglevel=6 pm_debug_messages $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)" \
+	    APPEND="loglevel=6 pm_debug_messages $(GUEST_ARGS) $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)" \
 	    UBOOT_BIN=$(UBOOT_BIN) UBOOT_FLASH=$(OUT)/uboot-flash1.img \
 	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR) $(QENV_EXTRA)
 
@@ -229,11 +229,12 @@ initramfs: $(OUT)/initramfs.cpio
 
 $(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init boot/badness \
 		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order \
+		       tests/platform/$(ARCH) \
 		       $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
 		       $(BENCH_BINS)
 	@boot/initramfs.sh $(OUT)/busybox $(TOP)/boot/init \
 		$(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
-		$(OUT)/bench $(TOUT) \
+		$(OUT)/bench $(TOUT) $(TOP)/tests/platform/$(ARCH) \
 		$(TESTS) $(TEST_HELPERS) \
 		>$(OUT)/initramfs.list
 	@$(B)/host/gen_init_cpio $(OUT)/initramfs.list >$@
@@ -247,7 +248,7 @@ $(OUT)/guest.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
 # ---- U-Boot FIT image (arm64) ----------------------------------------------
 
 GUEST_BOOTARGS = console=$(CONSOLE) panic=-1 oops=panic loglevel=6 \
-		 pm_debug_messages $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)
+		 pm_debug_messages $(GUEST_ARGS) $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)
 
 fit: $(OUT)/stayawake.itb
 

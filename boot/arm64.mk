@@ -14,6 +14,7 @@ CONSOLE      := ttyAMA0
 # timekeeping; boot/make-dtb.sh derives it from QEMU's own.
 NEEDS_DTB    := 1
 QEMU_EXTRA   :=
+GUEST_ARGS   :=
 # No hibernation configured on arm64 (tests/expected/skips-arm64): no swap
 # drive.
 SWAP_SIZE    :=

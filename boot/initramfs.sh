@@ -3,7 +3,7 @@
 # Write the gen_init_cpio list for the guest initramfs on stdout. No root
 # needed: owners and modes come from the list, not from the build host.
 #
-#   initramfs.sh BUSYBOX INIT STAYAWAKE DEMO BENCHDIR TESTDIR TEST...
+#   initramfs.sh BUSYBOX INIT STAYAWAKE DEMO BENCHDIR TESTDIR PLATFORM TEST...
 set -eu
 
 busybox=$1
@@ -12,7 +12,8 @@ stayawake=$3
 demo=$4
 benchdir=$5
 testdir=$6
-shift 6
+platform=$7
+shift 7
 
 cat <<LIST
 dir /dev 0755 0 0
@@ -35,6 +36,7 @@ file /bench/dutycycle $benchdir/dutycycle 0755 0 0
 file /init $init 0755 0 0
 dir /etc 0755 0 0
 file /etc/badness $(dirname "$init")/badness 0644 0 0
+file /etc/platform $platform 0644 0 0
 file /tests/order $testdir/order 0644 0 0
 LIST
 for t in "$@"; do

@@ -589,9 +589,49 @@ long irq_count(const char *name)
 
 long rtc_irqs(void)
 {
-	long n = irq_count("rtc-pl031");
+	return irq_count(platform("rtc_irq"));
+}
 
-	return n >= 0 ? n : irq_count("rtc0");
+int irq_number(const char *name)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[512], *end;
+	int irq = -1;
+
+	while (f && irq < 0 && fgets(line, sizeof(line), f)) {
+		end = line + strcspn(line, "\n");
+		*end = 0;
+		/* The name is the line's last word. */
+		while (end > line && end[-1] != ' ')
+			end--;
+		if (!strcmp(end, name) && sscanf(line, " %d:", &irq) != 1)
+			irq = -1;
+	}
+	if (f)
+		fclose(f);
+	return irq;
+}
+
+const char *platform(const char *key)
+{
+	static char val[64];
+	char line[128], k[32];
+	FILE *f = fopen("/etc/platform", "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = line[0] != '#' &&
+			sscanf(line, "%31s %63s", k, val) == 2 && !strcmp(k, key);
+	if (f)
+		fclose(f);
+	if (!found)
+		tap_bail("/etc/platform: no %s (tests/platform/ARCH)", key);
+	return val;
+}
+
+int64_t rtc_early_ns(void)
+{
+	return atol(platform("rtc_early_ms")) * 1000000LL;
 }
 
 int trace_count(const char *s)

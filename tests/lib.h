@@ -145,8 +145,15 @@ bool stayawake_debugfs(int pid, struct stayawake_entry *e, int *boosted,
 
 /* The /proc/interrupts count (all CPUs) of the line naming @name; -1 if none. */
 long irq_count(const char *name);
-/* The same for the RTC's line, whichever driver has it. */
+/* The same for the RTC's line (platform "rtc_irq"). */
 long rtc_irqs(void);
+/* The Linux IRQ number of the /proc/interrupts line naming @name; -1 if none. */
+int irq_number(const char *name);
+
+/* The value of @key in /etc/platform (tests/platform/ARCH); bails if absent. */
+const char *platform(const char *key);
+/* How much of an RTC-timed sleep may pass awake: platform "rtc_early_ms". */
+int64_t rtc_early_ns(void);
 
 /* Names of the wakeup sources active now, or "none" (static buffer). */
 const char *active_sources(void);

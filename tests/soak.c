@@ -22,25 +22,13 @@
 
 #define LATE_NS (2 * SEC_NS)
 /*
- * How much of an alarm sleep may pass awake (BOOTTIME - MONOTONIC short of
- * the sleep's length) for it still to count as suspended. The attempt
- * starts within a millisecond of the deboost (make bench: 0.9 ms arm64,
- * 0.3 ms x86_64) and the entry into the suspend takes tens of ms. On x86_64
- * the CMOS RTC counts whole seconds: the alarm wakes the system up to a
- * second early (README: awake half a second per sleep on average), and
- * alarmtimer holds it awake until the deadline. On arm64 QEMU's PL031 fires
- * on time and s2idle's suspended time is the arch timer's. Measured, 20
- * cycles each: at most 0.021 s of a sleep awake on arm64, 0.929 s on
- * x86_64 (the kernel's "Timekeeping suspended for" agrees to the ms), so
- * the bound is the RTC's second plus a quarter second on x86_64 and a
- * quarter second on arm64. The old bound, 1 s of a 3-8 s sleep, passed a
- * sleep that was mostly awake.
+ * How much of each alarm sleep may pass awake for it still to count as
+ * suspended: the attempt starts within a millisecond of the deboost (make
+ * bench) and the entry takes tens of ms; the rest is the RTC's lateness,
+ * measured per arch in tests/platform/ARCH (rtc_early_ms). The old bound,
+ * 1 s of a 3-8 s sleep, passed a sleep that was mostly awake.
  */
-#ifdef __x86_64__
-#define SHORT_NS (1250 * 1000 * 1000LL)
-#else
-#define SHORT_NS (250 * 1000 * 1000LL)
-#endif
+#define SHORT_NS rtc_early_ns()
 /* BOOTTIME may run this much ahead of MONOTONIC without a suspend */
 #define AWAKE_SLACK_NS (20 * 1000 * 1000)
 

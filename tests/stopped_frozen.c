@@ -20,6 +20,9 @@
  *    children to run), and "mem" is refused with EBUSY by "stayawake";
  *  - the stayawake:stayawake_deboost and _reboost trace events of both
  *    carry the mechanism's reason (stop, ptrace, cgroup) and balance;
+ *  - stopped again, unmarked and marked again by the test (a manager's
+ *    sched_setscheduler()), both stay deboosted: a mark does not boost a
+ *    task that cannot run; the continue boosts them as before;
  *  - stopped again and killed with SIGKILL (a v1-frozen task dies only once
  *    thawed), they leave nothing held: the source idle, no boosted task, and
  *    the system suspends.
@@ -543,6 +546,8 @@ static const char *case_names[] = {
 	"continued: boosted at once",
 	"continued: mem refused",
 	"trace: deboost and reboost carry the reason",
+	"marked again while stopped: deboosted",
+	"marked again while stopped, continued: boosted at once",
 	"killed while stopped: nothing held",
 	"killed while stopped: the system suspends",
 };
@@ -581,10 +586,45 @@ static void suspend_case(enum mech_kind m, const char *caze, bool stopped)
 		  stopped ? "; after it: " : "", stopped ? kids_str() : "");
 }
 
+/*
+ * Continue both: boosted as soon as the call returns; then the reader is
+ * back in its read(), where it blocks boosted.
+ */
+static void continue_case(enum mech_kind m, const char *caze)
+{
+	char after[NCHILD][16];
+	int err = do_continue(m, after);
+
+	tap_check(!err && !strcmp(after[SPINNER], "boosted") &&
+		  !strcmp(after[READER], "boosted"),
+		  tap_case(mechs[m].name, caze),
+		  "continue: %s, StayAwake: right after it: spinner %s, reader %s",
+		  err ? strerror(-err) : "ok", after[SPINNER], after[READER]);
+	wait_blocked_in(kids[READER], SYS_read, WAIT_S);
+}
+
+/* Stop both again; if they do not stop, the cases from @from on fail. */
+static bool stop_again(enum mech_kind m, unsigned int from)
+{
+	char why[200];
+	double t_stop;
+	int err = do_stop(m, true);
+	bool stopped = !err && wait_for(cond_stopped, &m, WAIT_S, &t_stop);
+
+	eat_stops(m);
+	if (!stopped) {
+		snprintf(why, sizeof(why), "not stopped again (%s): %s",
+			 err ? strerror(-err) : "ok", kids_str());
+		fail_rest(m, from, why);
+		teardown();
+	}
+	return stopped;
+}
+
 static void run_mech(enum mech_kind m)
 {
 	const char *name = mechs[m].name;
-	char why[200], after[NCHILD][16];
+	char why[200];
 	struct boosts b[NCHILD];
 	double t_stop, t_deb;
 	bool stopped, deboosted, ok;
@@ -623,14 +663,7 @@ static void run_mech(enum mech_kind m)
 	suspend_case(m, case_names[1], true);
 
 	/* (b) continued: boosted as soon as the call returns, mem refused */
-	err = do_continue(m, after);
-	tap_check(!err && !strcmp(after[SPINNER], "boosted") &&
-		  !strcmp(after[READER], "boosted"),
-		  tap_case(name, case_names[2]),
-		  "continue: %s, StayAwake: right after it: spinner %s, reader %s",
-		  err ? strerror(-err) : "ok", after[SPINNER], after[READER]);
-	/* the reader is back in its read(): it blocks boosted */
-	wait_blocked_in(kids[READER], SYS_read, WAIT_S);
+	continue_case(m, case_names[2]);
 	check_suspend_refused(tap_case(name, case_names[3]));
 
 	/* (d) the trace of both, from the stop to here */
@@ -651,17 +684,29 @@ static void run_mech(enum mech_kind m)
 		  b[1].others[0] ? b[1].others : "none");
 	trace_stop();
 
-	/* (c) stopped again and killed: nothing held */
-	err = do_stop(m, true);
-	stopped = !err && wait_for(cond_stopped, &m, WAIT_S, &t_stop);
-	eat_stops(m);
-	if (!stopped) {
-		snprintf(why, sizeof(why), "not stopped again (%s): %s",
-			 err ? strerror(-err) : "ok", kids_str());
-		fail_rest(m, 5, why);
-		teardown();
+	/*
+	 * (e) a manager unmarks and marks both while they are stopped: the new
+	 * mark does not hold the system awake for a task that cannot run, and
+	 * the continue still boosts it
+	 */
+	if (!stop_again(m, 5))
 		return;
-	}
+	err = 0;
+	for (int i = 0; i < NCHILD && !err; i++)
+		if (stayawake_mark(kids[i], false) || stayawake_mark(kids[i], true))
+			err = -errno;
+	deboosted = !err && wait_for(cond_deboosted, NULL, 2, &t_deb);
+	boosted = boosted_tasks();
+	tap_check(deboosted && !stayawake_source_active() && boosted == 0,
+		  tap_case(name, case_names[5]),
+		  "unmark and mark: %s; %s; %s, boosted tasks %d",
+		  err ? strerror(-err) : "ok", kids_str(),
+		  stayawake_source_str(), boosted);
+	continue_case(m, case_names[6]);
+
+	/* (c) stopped again and killed: nothing held */
+	if (!stop_again(m, 7))
+		return;
 	for (int i = 0; i < NCHILD; i++)
 		kill(kids[i], SIGKILL);
 	if (m == M_CG1) {
@@ -674,13 +719,13 @@ static void run_mech(enum mech_kind m)
 	ok = reap_kids();
 	boosted = boosted_tasks();
 	tap_check(ok && !stayawake_source_active() && boosted == 0,
-		  tap_case(name, case_names[5]),
+		  tap_case(name, case_names[7]),
 		  "reaped: %s, %s, boosted tasks %d", ok ? "yes" : "NO",
 		  stayawake_source_str(), boosted);
 	close(hold_fd);
 	hold_fd = -1;
 	cg_remove();
-	suspend_case(m, case_names[6], false);
+	suspend_case(m, case_names[8], false);
 }
 
 int main(void)
