@@ -73,12 +73,16 @@ DTB      := $(if $(NEEDS_DTB),$(OUT)/guest.dtb)
 SWAP_IMG := $(if $(SWAP_SIZE),$(OUT)/swap.img)
 SWAP_QEMU = $(if $(SWAP_SIZE),-drive if=none$(comma)id=swap$(comma)format=raw$(comma)file=$(SWAP_IMG) \
 	    -device $(SWAP_DEVICE)$(comma)drive=swap)
+# The guest's command line after console= (run-qemu.sh adds that; the FIT's
+# bootargs below spell it out), the same for -kernel and U-Boot boots.
+GUEST_APPEND = loglevel=6 pm_debug_messages $(GUEST_ARGS) $(DEBUG_APPEND) \
+	       $(APPEND) $(PLAN_ARG)
 QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    QEMU_CPU=$(QEMU_CPU) QEMU_SMP=$(QEMU_SMP) QEMU_MEM=$(QEMU_MEM) \
 	    QEMU_EXTRA="$(QEMU_EXTRA) $(SWAP_QEMU)" CONSOLE=$(CONSOLE) \
 	    KERNEL=$(KOUT)/$(KIMAGE) INITRD=$(OUT)/initramfs.cpio \
 	    DTB=$(DTB) TIMEOUT=$(TIMEOUT) \
-	    APPEND="loglevel=6 pm_debug_messages $(GUEST_ARGS) $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)" \
+	    APPEND="$(GUEST_APPEND)" \
 	    UBOOT_BIN=$(UBOOT_BIN) UBOOT_FLASH=$(OUT)/uboot-flash1.img \
 	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR) $(QENV_EXTRA)
 
@@ -247,8 +251,7 @@ $(OUT)/guest.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
 
 # ---- U-Boot FIT image (arm64) ----------------------------------------------
 
-GUEST_BOOTARGS = console=$(CONSOLE) panic=-1 oops=panic loglevel=6 \
-		 pm_debug_messages $(GUEST_ARGS) $(DEBUG_APPEND) $(APPEND) $(PLAN_ARG)
+GUEST_BOOTARGS = console=$(CONSOLE) panic=-1 oops=panic $(GUEST_APPEND)
 
 fit: $(OUT)/stayawake.itb
 

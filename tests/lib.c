@@ -561,29 +561,42 @@ int trace_clear(void)
 	return 0;
 }
 
-/* Sum over CPUs of the /proc/interrupts line naming @name; -1 if none. */
-long irq_count(const char *name)
+/*
+ * The /proc/interrupts line whose last word (the action's name) is @name,
+ * into @line; false if there is none.
+ */
+static bool interrupts_line(const char *name, char *line, int len)
 {
 	FILE *f = fopen("/proc/interrupts", "r");
-	char line[512];
-	long sum = -1;
+	bool found = false;
+	char *end;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		char *p = line;
-		long n;
-		int used;
-
-		if (!strstr(line, name))
-			continue;
-		p = strchr(line, ':');
-		sum = 0;
-		while (p && sscanf(p + 1, "%ld%n", &n, &used) == 1) {
-			sum += n;
-			p += used;
-		}
+	while (f && !found && fgets(line, len, f)) {
+		end = line + strcspn(line, "\n");
+		*end = 0;
+		while (end > line && end[-1] != ' ')
+			end--;
+		found = !strcmp(end, name);
 	}
 	if (f)
 		fclose(f);
+	return found;
+}
+
+/* Sum over CPUs of the /proc/interrupts line naming @name; -1 if none. */
+long irq_count(const char *name)
+{
+	char line[512], *p;
+	long n, sum = 0;
+	int used;
+
+	if (!interrupts_line(name, line, sizeof(line)))
+		return -1;
+	p = strchr(line, ':');
+	while (p && sscanf(p + 1, "%ld%n", &n, &used) == 1) {
+		sum += n;
+		p += used;
+	}
 	return sum;
 }
 
@@ -594,21 +607,12 @@ long rtc_irqs(void)
 
 int irq_number(const char *name)
 {
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[512], *end;
-	int irq = -1;
+	char line[512];
+	int irq;
 
-	while (f && irq < 0 && fgets(line, sizeof(line), f)) {
-		end = line + strcspn(line, "\n");
-		*end = 0;
-		/* The name is the line's last word. */
-		while (end > line && end[-1] != ' ')
-			end--;
-		if (!strcmp(end, name) && sscanf(line, " %d:", &irq) != 1)
-			irq = -1;
-	}
-	if (f)
-		fclose(f);
+	if (!interrupts_line(name, line, sizeof(line)) ||
+	    sscanf(line, " %d:", &irq) != 1)
+		return -1;
 	return irq;
 }
 
