@@ -160,6 +160,12 @@ static void reader(int go, int res)
 	proc_stayawake(getpid(), r.state, sizeof(r.state));
 	if (write(res, &r, sizeof(r)) != sizeof(r))
 		_exit(5);
+	/*
+	 * Stay alive, boosted, until killed: the suspender may have checked
+	 * for our result just before we wrote it, and its next "mem" must
+	 * still be refused, or the system would sleep with no alarm armed.
+	 */
+	(void)!read(go, &c, 1);
 	_exit(0);
 }
 
@@ -322,7 +328,11 @@ static void suspend_order(void)
 	       clock_ns(CLOCK_MONOTONIC) < end)
 		usleep(1000);
 
-	/* Suspend until the reader is done, for at most 30 s. */
+	/*
+	 * Suspend until the reader is done, for at most 30 s. The RTC wakes
+	 * a kernel that loses the reader's alarm after 40 s instead of never.
+	 */
+	rtc_arm_alarm(40);
 	pfd.fd = res[0];
 	pfd.events = POLLIN;
 	end = clock_ns(CLOCK_MONOTONIC) + 30 * SEC_NS;
@@ -337,6 +347,7 @@ static void suspend_order(void)
 	}
 	if (poll(&pfd, 1, 5000) == 1)
 		got = read(res[0], &r, sizeof(r)) == sizeof(r);
+	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
 	s1 = suspend_success();
 	tracing("tracing_on", "0");
 	kill_child();
