@@ -61,8 +61,18 @@
  * kernel (lockdep, KASAN) does the same work five to ten times slower.
  */
 #define MAX_STRETCH 10
-/* The timer's period: a few signals per wait, every wait a target. */
+/*
+ * The timer's period: a few signals per wait, every wait a target. But a
+ * signal costs the task far more on a debug kernel (KASAN, lockdep): at
+ * 0.4 ms an arm64 one spent the phase handling timer signals, 1159 waits
+ * in 60 s. The period is at least SIGNAL_SHARE times what one signal costs
+ * the task, measured before the phase, so it still has time to wait:
+ * 12-35 us (0.4 ms kept) on arm64, 478 us (1.9 ms, 1200 waits in 10.7 s)
+ * on its debug kernel.
+ */
 #define TIMER_PERIOD_NS (400 * 1000)
+#define SIGNAL_SHARE 4
+#define CALIBRATION_SIGNALS 200
 
 enum phase { NSLEEP, TIMERFD, SIGNALS };
 static const char *const phase_name[] = { "clock_nanosleep", "timerfd read",
@@ -161,8 +171,32 @@ static bool short_wait(enum phase ph, int tfd, int i)
 	return false;
 }
 
+/* What one SIGUSR2, sent and handled, costs the task, in ns. */
+static int64_t signal_cost_ns(void)
+{
+	int64_t start = clock_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < CALIBRATION_SIGNALS; i++)
+		raise(SIGUSR2);
+	timer_handled = 0;
+	return (clock_ns(CLOCK_MONOTONIC) - start) / CALIBRATION_SIGNALS;
+}
+
+static long timer_period_ns(void)
+{
+	int64_t cost = signal_cost_ns();
+	long period = TIMER_PERIOD_NS;
+
+	if (SIGNAL_SHARE * cost > period)
+		period = SIGNAL_SHARE * cost;
+	tap_diag("a signal costs the task %lld us: the timer's period is %ld us",
+		 (long long)cost / 1000, period / 1000);
+	return period;
+}
+
 static void run_phase(enum phase ph, int secs)
 {
+	long period = ph == SIGNALS ? timer_period_ns() : 0;
 	long attempts0 = read_long("/sys/power/suspend_stats/fail") +
 			 suspend_success();
 	int64_t start = clock_ns(CLOCK_MONOTONIC), now = start;
@@ -174,8 +208,7 @@ static void run_phase(enum phase ph, int secs)
 	long waits = 0, bad = 0, first_bad = -1, eintr = 0, attempts, freezes;
 	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
 				.sigev_signo = SIGUSR2 };
-	struct itimerspec its = { { 0, TIMER_PERIOD_NS },
-				  { 0, TIMER_PERIOD_NS } };
+	struct itimerspec its = { 0 };
 	int status = 0, terr = 0;
 	timer_t timer;
 	char state[32];
@@ -185,6 +218,8 @@ static void run_phase(enum phase ph, int secs)
 	handled = 0;
 	timer_handled = 0;
 	*sent = 0;
+	its.it_value.tv_nsec = period;
+	its.it_interval = its.it_value;
 	signaller_pid = ph == SIGNALS ? start_signaller(getpid()) : 0;
 	if (ph == SIGNALS && (timer_create(CLOCK_MONOTONIC, &sev, &timer) ||
 			      timer_settime(timer, 0, &its, NULL)))
