@@ -347,7 +347,7 @@ static void suspend_order(void)
 	}
 	if (poll(&pfd, 1, 5000) == 1)
 		got = read(res[0], &r, sizeof(r)) == sizeof(r);
-	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
+	rtc_disarm_alarm();
 	s1 = suspend_success();
 	tracing("tracing_on", "0");
 	kill_child();

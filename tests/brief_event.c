@@ -42,7 +42,7 @@ static void cleanup(void)
 	if (getpid() != main_pid)
 		return;
 	write_str(DELAY_KNOB, "0");
-	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
+	rtc_disarm_alarm();
 	if (sleeper > 0) {
 		kill(sleeper, SIGKILL);
 		waitpid(sleeper, NULL, 0);

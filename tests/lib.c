@@ -278,7 +278,7 @@ bool check_suspend_refused(const char *what)
 	s0 = suspend_success();
 	err = write_str("/sys/power/state", "mem");
 	s1 = suspend_success();
-	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
+	rtc_disarm_alarm();
 	sources_snap(&b);
 	ok = err == -EBUSY && s1 == s0 && a.sa_active && b.sa_active &&
 	     a.sa_count == b.sa_count && !a.others_active[0] &&
@@ -372,6 +372,11 @@ int rtc_parent_name(const char *rtc, char *buf, int len)
 	target[n] = 0;
 	snprintf(buf, len, "%s", basename(target));
 	return 0;
+}
+
+void rtc_disarm_alarm(void)
+{
+	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
 }
 
 int rtc_arm_alarm(int secs)

@@ -69,6 +69,8 @@ bool check_suspend_refused(const char *what);
 
 /* Arm the RTC wake alarm 'secs' from now through /dev/rtc0. */
 int rtc_arm_alarm(int secs);
+/* Disarm it (through sysfs, which takes "0" whoever armed it). */
+void rtc_disarm_alarm(void);
 
 /* One RTC alarm suspend: arm the RTC 'secs' out and write "mem". Call it
  * before the tap_check() that reports it, not in its arguments: their order
