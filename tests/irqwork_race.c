@@ -66,18 +66,9 @@ static void event_set(const char *file, const char *val)
 static void rtc_restore(void)
 {
 	struct rtc_time tm;
-	time_t now = time(NULL);
-	struct tm t;
 	int fd = open("/dev/rtc0", O_RDONLY);
 
-	gmtime_r(&now, &t);
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_sec = t.tm_sec;
-	tm.tm_min = t.tm_min;
-	tm.tm_hour = t.tm_hour;
-	tm.tm_mday = t.tm_mday;
-	tm.tm_mon = t.tm_mon;
-	tm.tm_year = t.tm_year;
+	rtc_time_of(time(NULL), &tm);
 	if (fd >= 0) {
 		ioctl(fd, RTC_SET_TIME, &tm);
 		close(fd);

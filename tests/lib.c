@@ -379,12 +379,28 @@ void rtc_disarm_alarm(void)
 	write_str("/sys/class/rtc/rtc0/wakealarm", "0");
 }
 
+void rtc_time_of(long long when, struct rtc_time *tm)
+{
+	time_t w = when;
+	struct tm t;
+
+	gmtime_r(&w, &t);
+	tm->tm_sec = t.tm_sec;
+	tm->tm_min = t.tm_min;
+	tm->tm_hour = t.tm_hour;
+	tm->tm_mday = t.tm_mday;
+	tm->tm_mon = t.tm_mon;
+	tm->tm_year = t.tm_year;
+	tm->tm_wday = -1;
+	tm->tm_yday = -1;
+	tm->tm_isdst = -1;
+}
+
 int rtc_arm_alarm(int secs)
 {
 	struct rtc_wkalrm alm = { .enabled = 1 };
 	struct rtc_time tm;
 	struct tm t;
-	time_t now;
 	int fd, err = 0;
 
 	fd = open("/dev/rtc0", O_RDONLY);
@@ -401,17 +417,7 @@ int rtc_arm_alarm(int secs)
 	t.tm_mday = tm.tm_mday;
 	t.tm_mon = tm.tm_mon;
 	t.tm_year = tm.tm_year;
-	now = timegm(&t) + secs;
-	gmtime_r(&now, &t);
-	alm.time.tm_sec = t.tm_sec;
-	alm.time.tm_min = t.tm_min;
-	alm.time.tm_hour = t.tm_hour;
-	alm.time.tm_mday = t.tm_mday;
-	alm.time.tm_mon = t.tm_mon;
-	alm.time.tm_year = t.tm_year;
-	alm.time.tm_wday = -1;
-	alm.time.tm_yday = -1;
-	alm.time.tm_isdst = -1;
+	rtc_time_of(timegm(&t) + secs, &alm.time);
 	if (ioctl(fd, RTC_WKALM_SET, &alm))
 		err = -errno;
 out:

@@ -69,6 +69,9 @@ bool check_suspend_refused(const char *what);
 
 /* Arm the RTC wake alarm 'secs' from now through /dev/rtc0. */
 int rtc_arm_alarm(int secs);
+/* @when (seconds since the epoch) as the RTC's UTC calendar time. */
+struct rtc_time;
+void rtc_time_of(long long when, struct rtc_time *tm);
 /* Disarm it (through sysfs, which takes "0" whoever armed it). */
 void rtc_disarm_alarm(void);
 
