@@ -196,10 +196,13 @@ BENCH_BINS := $(OUT)/bench/wakeup $(OUT)/bench/dutycycle
 tests: $(TEST_BINS) $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
 	$(BENCH_BINS)
 
-$(TOUT)/%: tests/%.c tests/lib.c tests/lib.h $(HDR)/.stamp | deps
+# What every test links: witnesses (lib.c), waits and suspenders (waits.c).
+TEST_LIB := tests/lib.c tests/waits.c
+
+$(TOUT)/%: tests/%.c $(TEST_LIB) tests/lib.h $(HDR)/.stamp | deps
 	@mkdir -p $(TOUT)
 	@echo "  CC      tests/$*.c ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $< tests/lib.c -lrt -pthread
+	@$(CROSS_COMPILE)gcc $(TEST_CFLAGS) -o $@ $< $(TEST_LIB) -lrt -pthread
 
 # The stayawake command, for people and for the cli test; same flags.
 $(OUT)/tools/stayawake: tools/stayawake.c $(HDR)/.stamp | deps

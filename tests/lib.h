@@ -210,4 +210,61 @@ long proc_syscall(int pid);
 /* Wait up to secs until the task sleeps in system call nr. */
 bool wait_blocked_in(int pid, long nr, int secs);
 
+/* A child that writes "mem" to /sys/power/state in a loop and counts the
+ * outcomes in memory shared with the caller. */
+struct suspender {
+	pid_t pid;
+	struct suspender_counts {
+		long suspends;	/* writes that returned 0: slept and resumed */
+		long refused;	/* writes refused with EBUSY */
+		long other;	/* writes that failed otherwise */
+	} *n;
+};
+
+/* Start it; bails if it cannot. */
+void suspender_start(struct suspender *s);
+/* suspend_stats/success counts a suspend only once pm_suspend() returns,
+ * after the thaw, so a woken task may run first: wait (up to 10 s) until
+ * the suspender saw a write return 0. */
+void suspender_wait_returned(const struct suspender *s);
+long suspender_refused(const struct suspender *s);
+/* After a wait that slept: once a write returned (as above), @secs of work
+ * (work_window()); *s1 and *s2 are suspend_stats/success before and after
+ * it. Returns the requests refused during it. */
+long suspender_work_window(const struct suspender *s, int secs, long *s1,
+			   long *s2);
+/* Kill it and wait for it. */
+void suspender_stop(struct suspender *s);
+
+/* The poll family, one wait each: */
+enum poll_call { PC_POLL, PC_PPOLL, PC_SELECT, PC_PSELECT, PC_EPOLL_WAIT,
+		 PC_EPOLL_PWAIT, PC_EPOLL_PWAIT2, PC_CALLS };
+
+extern const char *const poll_call_name[PC_CALLS];
+
+/* One wait through @call until one of the @n files @fd is readable; the
+ * epoll calls wait on @ep, which holds them. @timeout_ms < 0: none.
+ * Returns how many are ready, or -errno. */
+int poll_call_wait(enum poll_call call, const int *fd, int n, int ep,
+		   int timeout_ms);
+
+/* The files of one event-loop wait: a non-blocking timerfd, maybe the read
+ * end of a pipe, maybe both inside an epoll set of their own (nested);
+ * poll and select watch fd[0..n), the epoll calls wait on ep, which holds
+ * the same. */
+struct loop_set {
+	int tfd, pipe[2], inner, ep;
+	int fd[2], n;
+};
+
+/* 0 or -errno (nothing left open). */
+int loop_set_open(struct loop_set *s, int clock, bool with_pipe,
+		  bool nested);
+/* Arm the timerfd @secs out: 0 or -errno. */
+int loop_set_arm(const struct loop_set *s, int secs);
+void loop_set_close(struct loop_set *s);
+
+/* @secs of work on MONOTONIC: spins, with naps a suspender can run in. */
+void work_window(int secs);
+
 #endif
