@@ -180,7 +180,7 @@ child(int go, int res, const struct step *steps, int n)
 
 	if (read(go, &c, 1) != 1)
 		_exit(2);
-	cap_err = drop_cap_block_suspend() ? errno : 0;
+	cap_err = drop_cap(CAP_BLOCK_SUSPEND) ? errno : 0;
 	if (write(res, &cap_err, sizeof(cap_err)) != sizeof(cap_err))
 		_exit(3);
 	for (int i = 0; i < n && !cap_err; i++) {

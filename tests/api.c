@@ -98,7 +98,7 @@ static int child_without_cap(void)
 {
 	if (mark(0, true))
 		return 2;	/* setup: could not mark itself */
-	if (drop_cap_block_suspend())
+	if (drop_cap(CAP_BLOCK_SUSPEND))
 		return 3;
 	if (mark(0, true))
 		return 4;	/* restating the mark must not need it */

@@ -37,6 +37,10 @@
  * hold ends, which the rtc core's work re-arms (0008). The PL031 alarm
  * that wakes s2idle is taken by the PM core, not the handler; the driver
  * picks it up in its noirq resume (rtc-pl031/0001), so its IRQ count stays.
+ *
+ * The task waits twice: in clock_nanosleep(CLOCK_BOOTTIME_ALARM), and in
+ * epoll_wait() on an alarm timerfd, where the link after alarmtimer is the
+ * timerfd's wait queue and then the epoll set's (issue 19).
  */
 #include <errno.h>
 #include <sched.h>
@@ -44,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -202,13 +207,42 @@ struct cycle {
 	long wake_irq;		/* /sys/power/pm_wakeup_irq after the wake */
 };
 
+enum chain_wait { NANOSLEEP, EPOLL, WAITS };
+
+static const char *const wait_name[WAITS] = { "clock_nanosleep",
+					      "epoll_wait" };
+
+/* Sleep until @due through @w: 0 or an errno */
+static int alarm_wait(enum chain_wait w, const struct timespec *due)
+{
+	struct itimerspec its = { .it_value = *due };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd, ep, n, err = 0;
+
+	if (w == NANOSLEEP)
+		return clock_nanosleep(CLOCK_BOOTTIME_ALARM, TIMER_ABSTIME,
+				       due, NULL);
+	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	ep = epoll_create1(0);
+	if (fd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ||
+	    timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL))
+		err = errno;
+	/* The freezer may end it with EINTR: an event loop retries */
+	while (!err && (n = epoll_wait(ep, &ev, 1, -1)) != 1)
+		if (n >= 0 || errno != EINTR)
+			err = n < 0 ? errno : EPROTO;
+	close(ep);
+	close(fd);
+	return err;
+}
+
 /*
  * One traced alarm sleep: marked, the task sleeps on CLOCK_BOOTTIME_ALARM
  * until @lead after the suspender's first write, which starts at a time of
  * our choosing, so that the RTC (whole seconds) wakes the system well
  * before the alarm is due.
  */
-static void traced_cycle(struct cycle *c, int64_t lead)
+static void traced_cycle(struct cycle *c, enum chain_wait w, int64_t lead)
 {
 	struct clock_pair c0, c1;
 	struct itimerspec pacer = { 0 };
@@ -264,8 +298,7 @@ static void traced_cycle(struct cycle *c, int64_t lead)
 	}
 	c->s0 = suspend_success();
 	clock_pair_read(&c0);
-	c->err = clock_nanosleep(CLOCK_BOOTTIME_ALARM, TIMER_ABSTIME, &due,
-				 NULL);
+	c->err = alarm_wait(w, &due);
 	clock_pair_read(&c1);
 	/* Wait for the suspender's suspend to be counted, then stop it. */
 	for (i = 0; i < 1000 && suspend_success() == c->s0; i++)
@@ -430,7 +463,8 @@ static void check_link(const struct chain *ch, const struct cycle *c, int k,
 		  ok ? "" : story(ch->deboost));
 }
 
-int main(void)
+/* The chain of one wait, judged from up to CYCLES traced cycles */
+static void judge(enum chain_wait w)
 {
 	static const char *const link_case[] = {
 		"driver's IRQ hold taken after the deboost",
@@ -438,13 +472,70 @@ int main(void)
 		"alarmtimer held when the rtc core's hold ends",
 		"stayawake reactivated under alarmtimer",
 	};
+	const char *how = wait_name[w];
 	int64_t lead = LEAD_NS + ENTRY_NS;
 	struct cycle c;
 	struct chain ch;
-	char drv[64] = "";
 	const char *why = NULL;
 	int cycle, k, leaked = 0;
 	char which[160] = "";
+
+	for (cycle = 1; cycle <= CYCLES; cycle++) {
+		traced_cycle(&c, w, lead);
+		analyse(&ch);
+		why = no_chain(&c, &ch);
+		if (!why)
+			break;
+		tap_diag("%s cycle %d: no chain to check: %s", how, cycle, why);
+		tap_diag("%s cycle %d trace: %s", how, cycle, story(ch.deboost));
+		dump_diag();
+		/*
+		 * Aim again half a second out of phase, from the suspend
+		 * entry's latency as measured this time.
+		 */
+		if (suspend_ts > c.first_write && suspend_ts < c.pacer)
+			lead = LEAD_NS + (int64_t)((suspend_ts - c.first_write) * 1e9);
+	}
+	if (why)
+		tap_diag("%s: no chain in %d cycles: judging the last one", how,
+			 CYCLES);
+
+	tap_check(c.suspended, tap_case(how, "suspended during the alarm sleep"),
+		  "cycle %d: success %ld->%ld, suspended %.2f s, suspend entered %.6f, pacer due %.6f, alarm due %.6f, RTC irqs +%ld, pm_wakeup_irq %ld, %d events",
+		  cycle > CYCLES ? CYCLES : cycle, c.s0, c.s1, c.slept / 1e9,
+		  suspend_ts, c.pacer, c.due, c.irqs, c.wake_irq, nev);
+	for (k = 0; k < 4; k++)
+		check_link(&ch, &c, k, tap_case(how, link_case[k]));
+	tap_check(ch.act[0] >= 0 && ch.act[3] >= 0 && ch.zero < 0,
+		  tap_case(how, "in-progress count never zero from the driver's hold to the reboost"),
+		  "%s%s%.6f: %s", ch.zero < 0 ? "" : "zero after ",
+		  ch.zero < 0 ? "" : ev[ch.zero].name,
+		  ch.zero < 0 ? ts_of(ch.act[0]) : ts_of(ch.zero),
+		  story(ch.act[0] >= 0 ? ch.act[0] : ch.deboost));
+
+	/* Every chain hold taken after the deboost was released again. */
+	for (int i = ch.deboost < 0 ? 0 : ch.deboost; i < nev; i++) {
+		struct wakeup_stat st;
+
+		if (!ev[i].activate || !strcmp(ev[i].name, "stayawake"))
+			continue;
+		if (strcmp(ev[i].name, drv_src) && strcmp(ev[i].name, rtc_src) &&
+		    strcmp(ev[i].name, "alarmtimer"))
+			continue;
+		if (find(i + 1, ev[i].name, false) < 0 ||
+		    (wakeup_stat(ev[i].name, &st) && st.active_since_ms)) {
+			leaked++;
+			snprintf(which, sizeof(which), " %s", ev[i].name);
+		}
+	}
+	tap_check(!leaked, tap_case(how, "driver, rtc core and alarmtimer holds released"),
+		  "%d leaked%s; now active: %s", leaked, which, active_sources());
+}
+
+int main(void)
+{
+	char drv[64] = "";
+	int w;
 	FILE *f;
 
 	tap_init("chain");
@@ -467,55 +558,8 @@ int main(void)
 	if (tracing("trace_clock", "boot") || tracing("buffer_size_kb", "2048"))
 		tap_bail("cannot set up the trace");
 
-	for (cycle = 1; cycle <= CYCLES; cycle++) {
-		traced_cycle(&c, lead);
-		analyse(&ch);
-		why = no_chain(&c, &ch);
-		if (!why)
-			break;
-		tap_diag("cycle %d: no chain to check: %s", cycle, why);
-		tap_diag("cycle %d trace: %s", cycle, story(ch.deboost));
-		dump_diag();
-		/*
-		 * Aim again half a second out of phase, from the suspend
-		 * entry's latency as measured this time.
-		 */
-		if (suspend_ts > c.first_write && suspend_ts < c.pacer)
-			lead = LEAD_NS + (int64_t)((suspend_ts - c.first_write) * 1e9);
-	}
-	if (why)
-		tap_diag("no chain in %d cycles: judging the last one", CYCLES);
-
-	tap_check(c.suspended, "suspended during the alarm sleep",
-		  "cycle %d: success %ld->%ld, suspended %.2f s, suspend entered %.6f, pacer due %.6f, alarm due %.6f, RTC irqs +%ld, pm_wakeup_irq %ld, %d events",
-		  cycle > CYCLES ? CYCLES : cycle, c.s0, c.s1, c.slept / 1e9,
-		  suspend_ts, c.pacer, c.due, c.irqs, c.wake_irq, nev);
-	for (k = 0; k < 4; k++)
-		check_link(&ch, &c, k, link_case[k]);
-	tap_check(ch.act[0] >= 0 && ch.act[3] >= 0 && ch.zero < 0,
-		  "in-progress count never zero from the driver's hold to the reboost",
-		  "%s%s%.6f: %s", ch.zero < 0 ? "" : "zero after ",
-		  ch.zero < 0 ? "" : ev[ch.zero].name,
-		  ch.zero < 0 ? ts_of(ch.act[0]) : ts_of(ch.zero),
-		  story(ch.act[0] >= 0 ? ch.act[0] : ch.deboost));
-
-	/* Every chain hold taken after the deboost was released again. */
-	for (int i = ch.deboost < 0 ? 0 : ch.deboost; i < nev; i++) {
-		struct wakeup_stat st;
-
-		if (!ev[i].activate || !strcmp(ev[i].name, "stayawake"))
-			continue;
-		if (strcmp(ev[i].name, drv_src) && strcmp(ev[i].name, rtc_src) &&
-		    strcmp(ev[i].name, "alarmtimer"))
-			continue;
-		if (find(i + 1, ev[i].name, false) < 0 ||
-		    (wakeup_stat(ev[i].name, &st) && st.active_since_ms)) {
-			leaked++;
-			snprintf(which, sizeof(which), " %s", ev[i].name);
-		}
-	}
-	tap_check(!leaked, "driver, rtc core and alarmtimer holds released",
-		  "%d leaked%s; now active: %s", leaked, which, active_sources());
+	for (w = 0; w < WAITS; w++)
+		judge(w);
 	tap_check(!stayawake_source_active(), "stayawake source idle at the end",
 		  "%s", stayawake_source_str());
 	return tap_done();

@@ -482,14 +482,14 @@ const char *stayawake_source_str(void)
 	return buf;
 }
 
-int drop_cap_block_suspend(void)
+int drop_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct data[2];
-	int i = CAP_BLOCK_SUSPEND / 32;
-	unsigned int bit = 1u << (CAP_BLOCK_SUSPEND % 32);
+	int i = cap / 32;
+	unsigned int bit = 1u << (cap % 32);
 
 	if (syscall(SYS_capget, &hdr, data))
 		return -1;

@@ -123,8 +123,10 @@ int stayawake_mark(pid_t pid, bool on);
 bool stayawake_source_active(void);
 /* The source's counters, for a TAP witness (static buffer). */
 const char *stayawake_source_str(void);
-/* Drop CAP_BLOCK_SUSPEND from the calling process (all sets). */
-int drop_cap_block_suspend(void);
+/* Drop a capability (CAP_BLOCK_SUSPEND, ...) from the calling process
+ * (all sets). */
+#include <linux/capability.h>
+int drop_cap(int cap);
 
 /* The StayAwake: word of /proc/PID/status ("off", ...); "" if unreadable
  * or longer than len - 1. */
