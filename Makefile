@@ -196,8 +196,9 @@ BENCH_BINS := $(OUT)/bench/wakeup $(OUT)/bench/dutycycle
 tests: $(TEST_BINS) $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
 	$(BENCH_BINS)
 
-# What every test links: witnesses (lib.c), waits and suspenders (waits.c).
-TEST_LIB := tests/lib.c tests/waits.c
+# What every test links: witnesses (lib.c), waits and suspenders (waits.c),
+# an io_uring (ring.c).
+TEST_LIB := tests/lib.c tests/waits.c tests/ring.c
 
 $(TOUT)/%: tests/%.c $(TEST_LIB) tests/lib.h $(HDR)/.stamp | deps
 	@mkdir -p $(TOUT)

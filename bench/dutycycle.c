@@ -5,6 +5,8 @@
  *   A  SCHED_STAYAWAKE once, then clock_nanosleep(CLOCK_BOOTTIME_ALARM)
  *   B  /sys/power/wake_lock + wake_unlock around a CLOCK_BOOTTIME_ALARM
  *      timerfd watched by epoll with EPOLLWAKEUP (the Android idiom)
+ *   E  SCHED_STAYAWAKE once, then an event loop: epoll_wait on a
+ *      CLOCK_BOOTTIME_ALARM timerfd (no EPOLLWAKEUP, no wake_lock)
  * Witnesses: BOOTTIME - MONOTONIC (suspended time), the trace (boot clock)
  * for when each suspend began and the task's own system calls.
  * Prints "DUTY" lines for bench/report.sh and "SPAN" lines for the plot.
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +115,8 @@ static void b_setup(void)
 	}
 }
 
-static void b_wait(int64_t deadline)
+/* Until the deadline in epoll_wait on tfd; B drops its wake lock meanwhile */
+static void alarm_epoll_wait(int64_t deadline, bool wake_lock)
 {
 	struct itimerspec its = {
 		.it_value = { deadline / 1000000000LL, deadline % 1000000000LL },
@@ -121,15 +125,20 @@ static void b_wait(int64_t deadline)
 	uint64_t ticks;
 
 	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
-	if (write(unlock_fd, "dutyB", 5) != 5)
+	if (wake_lock && write(unlock_fd, "dutyB", 5) != 5)
 		perror("wake_unlock");
 	while (epoll_wait(ep, &ev, 1, -1) != 1)
 		;
 	/* EPOLLWAKEUP holds until the next epoll_wait: take ours first. */
-	if (write(lock_fd, "dutyB", 5) != 5)
+	if (wake_lock && write(lock_fd, "dutyB", 5) != 5)
 		perror("wake_lock");
 	if (read(tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		perror("timerfd read");
+}
+
+static void b_wait(int64_t deadline)
+{
+	alarm_epoll_wait(deadline, true);
 }
 
 static void b_done(void)
@@ -142,9 +151,35 @@ static void b_done(void)
 	close(unlock_fd);
 }
 
+static void e_setup(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	a_setup();
+	tfd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	ep = epoll_create1(0);
+	if (tfd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev)) {
+		perror("duty E: setup");
+		exit(1);
+	}
+}
+
+static void e_wait(int64_t deadline)
+{
+	alarm_epoll_wait(deadline, false);
+}
+
+static void e_done(void)
+{
+	close(ep);
+	close(tfd);
+	a_done();
+}
+
 static const struct way ways[] = {
 	{ "A", a_setup, a_wait, a_done },
 	{ "B", b_setup, b_wait, b_done },
+	{ "E", e_setup, e_wait, e_done },
 };
 
 /*

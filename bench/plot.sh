@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# SVG of the duty-cycle benchmark: for (A) stayawake and (B) wake_lock +
-# EPOLLWAKEUP, the system awake/suspended and the task working (holding the
+# SVG of the duty-cycle benchmark: for (A) stayawake, (B) wake_lock +
+# EPOLLWAKEUP and (E) stayawake in an epoll event loop, the system awake/suspended and the task working (holding the
 # system) or waiting, from the SPAN and SUSP lines of the guest.
 #
 #   plot.sh DUTY_LOG OUT.svg LABEL
@@ -18,14 +18,15 @@ function rect(t0, t1, y, color) {
 }
 END {
 	if (tmax <= 0) tmax = 1
-	print "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"250\" font-family=\"sans-serif\" font-size=\"12\">"
-	print "<rect width=\"1000\" height=\"250\" fill=\"white\"/>"
+	print "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"350\" font-family=\"sans-serif\" font-size=\"12\">"
+	print "<rect width=\"1000\" height=\"350\" fill=\"white\"/>"
 	printf "<text x=\"10\" y=\"20\" font-size=\"14\">%s: 200 ms work + 5 s alarm wait under autosleep</text>\n", label
-	split("A B", ways, " ")
-	for (k = 1; k <= 2; k++) {
+	nw = split("A B E", ways, " ")
+	split("(A) stayawake,(B) wake_lock,(E) event loop", lab, ",")
+	for (k = 1; k <= nw; k++) {
 		w = ways[k]; y = 40 + (k - 1) * 100
-		printf "<text x=\"10\" y=\"%d\">%s system</text>\n", y + 13, w == "A" ? "(A) stayawake" : "(B) wake_lock"
-		printf "<text x=\"10\" y=\"%d\">%s task</text>\n", y + 38, w == "A" ? "(A)" : "(B)"
+		printf "<text x=\"10\" y=\"%d\">%s system</text>\n", y + 13, lab[k]
+		printf "<text x=\"10\" y=\"%d\">(%s) task</text>\n", y + 38, w
 		rect(0, tmax, y, "#6c6")
 		for (i = 1; i <= nz[w]; i++)
 			rect(z0[w, i], z1[w, i], y, "#999")
@@ -35,7 +36,7 @@ END {
 		}
 	}
 	for (s = 0; s <= tmax; s += 10)
-		printf "<text x=\"%.1f\" y=\"240\" font-size=\"10\" fill=\"#555\">%d s</text>\n", x(s), s
+		printf "<text x=\"%.1f\" y=\"340\" font-size=\"10\" fill=\"#555\">%d s</text>\n", x(s), s
 	print "<text x=\"600\" y=\"20\" font-size=\"10\" fill=\"#555\">system: green awake, grey suspended; task: orange working (holding), pale waiting</text>"
 	print "</svg>"
 }' >"$2"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wakeup-path micro benchmarks, run in the guest: pipe ping-pong and futex
- * ping-pong between two processes, and a hackbench-style many-to-many pipe
- * run. Each prints "BENCH name marked ns_per_op" from CLOCK_MONOTONIC, which
+ * Wakeup-path micro benchmarks, run in the guest: pipe ping-pong (plain
+ * reads, or each read after a poll() or an epoll_wait() on the pipe) and
+ * futex ping-pong between two processes, and a hackbench-style many-to-many
+ * pipe run. Each prints "BENCH name marked ns_per_op" from CLOCK_MONOTONIC, which
  * counts instructions when QEMU runs with -icount. "marked" runs the same
  * with both sides SCHED_STAYAWAKE (they never deboost on these waits).
  */
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -42,9 +45,35 @@ static void mark(int on)
 	}
 }
 
-static double pipe_pingpong(int marked)
+enum wait_by { BY_READ, BY_POLL, BY_EPOLL };
+
+/* Block until @fd is readable by @by (@ep: an epoll set holding it), then
+ * read one byte */
+static int take(int fd, enum wait_by by, int ep, char *c)
 {
-	int a[2], b[2], i;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct epoll_event ev;
+
+	if (by == BY_POLL && poll(&p, 1, -1) != 1)
+		return -1;
+	if (by == BY_EPOLL && epoll_wait(ep, &ev, 1, -1) != 1)
+		return -1;
+	return read(fd, c, 1) == 1 ? 0 : -1;
+}
+
+static int epoll_on(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(0);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		exit(1);
+	return ep;
+}
+
+static double pingpong_by(int marked, enum wait_by by)
+{
+	int a[2], b[2], i, ep;
 	int64_t t0;
 	char c = 0;
 	pid_t pid;
@@ -54,19 +83,36 @@ static double pipe_pingpong(int marked)
 	mark(marked);
 	pid = fork();
 	if (!pid) {
+		ep = by == BY_EPOLL ? epoll_on(a[0]) : -1;
 		for (i = 0; i < ROUNDS; i++)
-			if (read(a[0], &c, 1) != 1 || write(b[1], &c, 1) != 1)
+			if (take(a[0], by, ep, &c) || write(b[1], &c, 1) != 1)
 				_exit(1);
 		_exit(0);
 	}
+	ep = by == BY_EPOLL ? epoll_on(b[0]) : -1;
 	t0 = now_ns();
 	for (i = 0; i < ROUNDS; i++)
-		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+		if (write(a[1], &c, 1) != 1 || take(b[0], by, ep, &c))
 			exit(1);
 	t0 = now_ns() - t0;
 	waitpid(pid, NULL, 0);
 	close(a[0]); close(a[1]); close(b[0]); close(b[1]);
 	return (double)t0 / (2 * ROUNDS);
+}
+
+static double pipe_pingpong(int marked)
+{
+	return pingpong_by(marked, BY_READ);
+}
+
+static double poll_pingpong(int marked)
+{
+	return pingpong_by(marked, BY_POLL);
+}
+
+static double epoll_pingpong(int marked)
+{
+	return pingpong_by(marked, BY_EPOLL);
 }
 
 static long futex(uint32_t *uaddr, int op, uint32_t val)
@@ -190,6 +236,8 @@ int main(int argc, char **argv)
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 	for (int marked = 0; marked <= have; marked++) {
 		run("pipe_pingpong", pipe_pingpong, marked, reps);
+		run("poll_pingpong", poll_pingpong, marked, reps);
+		run("epoll_pingpong", epoll_pingpong, marked, reps);
 		run("futex_pingpong", futex_pingpong, marked, reps);
 		run("hackbench", hackbench, marked, reps);
 	}

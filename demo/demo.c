@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RFC's scenario, played in the guest under /sys/power/autosleep: an
- * important task works, sleeps on an alarm, the system suspends, the RTC
- * wakes it, it works again; an unimportant task runs meanwhile. Prints a
+ * important task, an event loop, works, waits in epoll_wait on an alarm
+ * timerfd and a pipe, the system suspends, the RTC wakes it, it works
+ * again; an unimportant task runs meanwhile. Prints a
  * live timeline from the kernel's trace events, then the raw events
  * (lines starting "@ ") for demo/timeline.sh on the host.
  */
@@ -15,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,10 +68,27 @@ static void background(void)
 	}
 }
 
-static void worker(void)
+/* The event loop's one wait: until the alarm timerfd fires in @secs */
+static void wait_alarm(int ep, int tfd, int secs)
 {
+	struct itimerspec its = { .it_value = { .tv_sec = secs } };
+	struct epoll_event ev;
+	uint64_t ticks;
+
+	timerfd_settime(tfd, 0, &its, NULL);
+	for (;;) {
+		/* Unmarked, the freezer ends it with EINTR: loops retry */
+		if (epoll_wait(ep, &ev, 1, -1) == 1 && ev.data.fd == tfd &&
+		    read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
+			return;
+	}
+}
+
+static void worker(int cmd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
 	struct sched_param sp = { 0 };
-	int i;
+	int ep, tfd, i;
 
 	prctl(PR_SET_NAME, "worker");
 	/* As the RFC's test program sets it */
@@ -76,23 +96,27 @@ static void worker(void)
 		perror("demo: sched_setscheduler(SCHED_STAYAWAKE)");
 		_exit(1);
 	}
-	/* A first round with autosleep still off, for `stayawake list`. */
-	{
-		struct timespec ts = { .tv_sec = 2 };
-
-		clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
-		busy_ms(1000);
+	/* One set: the alarm, and a command pipe nobody writes to */
+	ep = epoll_create1(0);
+	tfd = timerfd_create(CLOCK_BOOTTIME_ALARM, TFD_NONBLOCK);
+	ev.data.fd = tfd;
+	if (ep < 0 || tfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev)) {
+		perror("demo: alarm timerfd in epoll");
+		_exit(1);
 	}
+	ev.data.fd = cmd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, cmd, &ev);
+	/* A first round with autosleep still off, for `stayawake list`. */
+	wait_alarm(ep, tfd, 2);
+	busy_ms(1000);
 	/* Marked first, so the system stays up until our first sleep. */
 	if (put("/sys/power/autosleep", "mem"))
 		perror("demo: /sys/power/autosleep");
 	for (i = 0; i < CYCLES; i++) {
-		struct timespec ts = { .tv_sec = SLEEP_S };
-
 		busy_ms(WORK_MS);
 		if (i == CYCLES - 1)
 			break;
-		clock_nanosleep(CLOCK_BOOTTIME_ALARM, 0, &ts, NULL);
+		wait_alarm(ep, tfd, SLEEP_S);
 	}
 	/* Still marked: once we are gone nothing would wake the system. */
 	put("/sys/power/autosleep", "off");
@@ -142,7 +166,7 @@ static void show_list(const char *when)
 static void preview(pid_t wk)
 {
 	if (worker_is(wk, "deboosted"))
-		show_list("worker sleeps on its alarm: not holding the system");
+		show_list("worker waits in epoll_wait on its alarm: not holding the system");
 	if (worker_is(wk, "boosted"))
 		show_list("worker works: holding the system awake");
 }
@@ -193,8 +217,8 @@ int main(void)
 	static char buf[1 << 20];
 	size_t used = 0, start = 0;
 	double b0, m0, b1, m1, t0;
+	int fd, st, cmd[2];
 	pid_t bg, wk;
-	int fd, st;
 
 	put(TR "tracing_on", "0");
 	put(TR "trace_clock", "boot");	/* counts the suspended time too */
@@ -212,7 +236,8 @@ int main(void)
 	}
 
 	printf("stayawake demo: 'worker' is marked SCHED_STAYAWAKE and works %.1f s,\n"
-	       "then sleeps %d s on CLOCK_BOOTTIME_ALARM, %d times, under autosleep;\n"
+	       "then waits %d s in epoll_wait on a CLOCK_BOOTTIME_ALARM timerfd and a\n"
+	       "pipe, %d times, under autosleep;\n"
 	       "'background' (not marked) works 100 ms in every 500 ms.\n"
 	       "First one round with autosleep off, to ask who keeps the system awake.\n",
 	       WORK_MS / 1000.0, SLEEP_S, CYCLES);
@@ -222,9 +247,13 @@ int main(void)
 	bg = fork();
 	if (!bg)
 		background();
+	if (pipe(cmd)) {
+		perror("demo: pipe");
+		return 1;
+	}
 	wk = fork();
 	if (!wk)
-		worker();
+		worker(cmd[0]);
 	preview(wk);
 	printf("The kernel's trace, as it happens:\n\n"
 	       "     time     who        state\n");

@@ -65,7 +65,7 @@ END {
 	h = 170 + 18 * nrows
 	printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", h
 	printf "<rect width=\"1000\" height=\"%d\" fill=\"white\"/>\n", h
-	printf "<text x=\"10\" y=\"20\" font-size=\"15\">stayawake demo (%s): the worker sleeps on an alarm, the system suspends, the RTC wakes it</text>\n", title
+	printf "<text x=\"10\" y=\"20\" font-size=\"15\">stayawake demo (%s): the worker waits for an alarm in epoll_wait, the system suspends, the RTC wakes it</text>\n", title
 	print "<text x=\"10\" y=\"63\">system</text><text x=\"10\" y=\"103\">worker</text><text x=\"10\" y=\"143\">wakeup</text>"
 	# system: awake unless a machine_suspend span says otherwise
 	prev = 0; state = "awake"

@@ -2,7 +2,8 @@
 /*
  * Churn: for CHURN_S seconds, threads of several processes race to mark and
  * unmark themselves and each other through both syscalls, fork (and exec),
- * exit, send each other signals, sleep on alarm clocks and alarm timerfds,
+ * exit, send each other signals, sleep on alarm clocks and alarm timerfds
+ * (read, or in a random call of the poll family, with a pipe, nested),
  * while a suspender keeps freezing and thawing them. Then every survivor is
  * parked in a plain wait with a mark we choose, and the kernel's count of
  * boosted tasks and each task's StayAwake: line must match it; once they
@@ -70,6 +71,19 @@ static void mark_any(pid_t pid, bool on, unsigned int r)
 		mark_attr(pid, on);
 }
 
+/* An event loop's wait: a random call of the poll family on an alarm
+ * timerfd with a pipe, maybe nested, for @ts */
+static void short_loop_wait(unsigned int r, const struct timespec *ts)
+{
+	struct loop_set ls;
+
+	if (loop_set_open(&ls, CLOCK_BOOTTIME_ALARM, r & 1, r & 2))
+		return;
+	if (!loop_set_arm(&ls, ts->tv_nsec))
+		poll_call_wait((r >> 2) % PC_CALLS, ls.fd, ls.n, ls.ep, -1);
+	loop_set_close(&ls);
+}
+
 static void short_alarm_sleep(unsigned int r)
 {
 	struct timespec ts = { .tv_nsec = (10 + r % 40) * 1000000L };
@@ -80,6 +94,10 @@ static void short_alarm_sleep(unsigned int r)
 	if (r & 1) {
 		clock_nanosleep(r & 2 ? CLOCK_BOOTTIME_ALARM :
 			       CLOCK_REALTIME_ALARM, 0, &ts, NULL);
+		return;
+	}
+	if (r & 2) {
+		short_loop_wait(r >> 6, &ts);
 		return;
 	}
 	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);

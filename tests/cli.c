@@ -27,24 +27,6 @@
 /* NO_CAP: without CAP_BLOCK_SUSPEND; NO_NICE: without CAP_SYS_NICE. */
 enum { AS_ROOT, NO_CAP, NO_DEBUGFS, NO_NICE, NO_CAPS };
 
-/* Drop @cap from every set; as root, exec would give it back unless the
- * bounding set loses it too. */
-static int drop_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-	unsigned int bit = 1u << (cap % 32);
-
-	if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) || syscall(SYS_capget, &hdr, d))
-		return -1;
-	d[cap / 32].effective &= ~bit;
-	d[cap / 32].permitted &= ~bit;
-	d[cap / 32].inheritable &= ~bit;
-	return syscall(SYS_capset, &hdr, d);
-}
-
 /* In the child, before the exec: the situation to run the command in. */
 static void situation(int how)
 {

@@ -35,7 +35,7 @@ static const struct {
  * it must wake the task to freeze it: an event loop retries, so do we. */
 static int alarm_wait(enum poll_call call, struct loop_set *ls)
 {
-	int n = loop_set_arm(ls, SLEEP_S);
+	int n = loop_set_arm(ls, SLEEP_S * SEC_NS);
 
 	if (n)
 		return n;

@@ -10,11 +10,15 @@
  *   /proc StayAwake: says so) and then a write to the pipe, a signal or the
  *   call's own timeout ends the wait; the task is boosted again when it
  *   returns: "stayawake" is what refuses "mem".
+ *
+ * io_uring is not covered: io_uring_enter() waiting for the read of an
+ * alarm timerfd keeps the task boosted, and nothing suspends through it.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,7 +55,7 @@ static void stays_awake(enum poll_call call)
 	int n;
 
 	n = loop_set_open(&ls, CLOCK_BOOTTIME, true, false);
-	if (n || loop_set_arm(&ls, AWAKE_S))
+	if (n || loop_set_arm(&ls, AWAKE_S * SEC_NS))
 		tap_bail("boottime set: %s", strerror(n ? -n : errno));
 	if (stayawake_mark(0, true))
 		tap_bail("cannot mark: %s", strerror(errno));
@@ -69,6 +73,45 @@ static void stays_awake(enum poll_call call)
 		  tap_case(name, "boottime timerfd and a pipe: stayed awake"),
 		  "returned %d, success %ld->%ld while %ld requests were refused",
 		  n, s0, s1, r);
+}
+
+/* io_uring_enter() waits for a read of a (blocking) alarm timerfd */
+static void io_uring_stays_awake(void)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = AWAKE_S } };
+	struct io_uring_sqe *sqe;
+	struct suspender sus;
+	struct ring r;
+	uint64_t ticks;
+	long s0, s1, refused;
+	int fd, n;
+
+	ring_setup(&r);
+	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL))
+		tap_bail("alarm timerfd: %s", strerror(errno));
+	if (stayawake_mark(0, true))
+		tap_bail("cannot mark: %s", strerror(errno));
+	suspender_start(&sus);
+	s0 = suspend_success();
+	sqe = ring_sqe(&r);
+	sqe->opcode = IORING_OP_READ;
+	sqe->fd = fd;
+	sqe->addr = (unsigned long)&ticks;
+	sqe->len = sizeof(ticks);
+	do
+		n = ring_submit(&r, 1);
+	while (n == -EINTR);
+	s1 = suspend_success();
+	refused = suspender_refused(&sus);
+	suspender_stop(&sus);
+	stayawake_mark(0, false);
+	close(fd);
+	ring_close(&r);
+	tap_check(n == 1 && ring_cq_tail(&r) == 1 && s1 == s0 && refused > 0,
+		  "io_uring_enter: alarm timerfd read: stayed awake",
+		  "submitted %d, completions %u, success %ld->%ld while %ld requests were refused",
+		  n, ring_cq_tail(&r), s0, s1, refused);
 }
 
 /* Once @parent is deboosted, end its wait; exits 0 if it saw that. */
@@ -96,7 +139,7 @@ static void ended(enum poll_call call, enum end e)
 	pid_t pid;
 
 	n = loop_set_open(&ls, CLOCK_BOOTTIME_ALARM, true, false);
-	if (n || loop_set_arm(&ls, FAR_S))
+	if (n || loop_set_arm(&ls, FAR_S * SEC_NS))
 		tap_bail("alarm set: %s", strerror(n ? -n : errno));
 	if (stayawake_mark(0, true))
 		tap_bail("cannot mark: %s", strerror(errno));
@@ -133,6 +176,7 @@ int main(void)
 		for (e = 0; e < ENDS; e++)
 			ended(call, e);
 	}
+	io_uring_stays_awake();
 	tap_check(!stayawake_source_active(), "stayawake source idle at the end",
 		  "%s", stayawake_source_str());
 	return tap_done();

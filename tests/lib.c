@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -491,7 +492,8 @@ int drop_cap(int cap)
 	int i = cap / 32;
 	unsigned int bit = 1u << (cap % 32);
 
-	if (syscall(SYS_capget, &hdr, data))
+	if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) ||
+	    syscall(SYS_capget, &hdr, data))
 		return -1;
 	data[i].effective &= ~bit;
 	data[i].permitted &= ~bit;

@@ -123,8 +123,8 @@ int stayawake_mark(pid_t pid, bool on);
 bool stayawake_source_active(void);
 /* The source's counters, for a TAP witness (static buffer). */
 const char *stayawake_source_str(void);
-/* Drop a capability (CAP_BLOCK_SUSPEND, ...) from the calling process
- * (all sets). */
+/* Drop a capability (CAP_BLOCK_SUSPEND, ...) from the calling process:
+ * every set, and the bounding set, or an exec as root gives it back. */
 #include <linux/capability.h>
 int drop_cap(int cap);
 
@@ -262,11 +262,31 @@ struct loop_set {
 /* 0 or -errno (nothing left open). */
 int loop_set_open(struct loop_set *s, int clock, bool with_pipe,
 		  bool nested);
-/* Arm the timerfd @secs out: 0 or -errno. */
-int loop_set_arm(const struct loop_set *s, int secs);
+/* Arm the timerfd @ns out: 0 or -errno. */
+int loop_set_arm(const struct loop_set *s, int64_t ns);
 void loop_set_close(struct loop_set *s);
 
 /* @secs of work on MONOTONIC: spins, with naps a suspender can run in. */
 void work_window(int secs);
+
+/* An io_uring, set up with raw system calls (no liburing in the guest). */
+#include <linux/io_uring.h>
+struct ring {
+	int fd;
+	struct io_uring_params p;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_tail;
+	struct io_uring_sqe *sqes;
+};
+
+/* Set up a ring of 4 entries, mapped; bails if it cannot. */
+void ring_setup(struct ring *r);
+void ring_close(struct ring *r);
+unsigned int ring_cq_tail(const struct ring *r);
+/* The next submission entry, zeroed, for the caller to fill. */
+struct io_uring_sqe *ring_sqe(struct ring *r);
+/* Submit it, waiting for @wait_nr completions: io_uring_enter()'s
+ * result, or -errno. */
+int ring_submit(struct ring *r, unsigned int wait_nr);
 
 #endif

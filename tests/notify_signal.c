@@ -37,14 +37,6 @@ static const char *const waker_name[] = {
 	[SIGNAL] = "signal",
 };
 
-struct ring {
-	int fd;
-	struct io_uring_params p;
-	unsigned int *sq_tail, *sq_mask, *sq_array;
-	unsigned int *cq_tail;
-	struct io_uring_sqe *sqes;
-};
-
 static pid_t main_pid, child;
 
 static void cleanup(void)
@@ -62,59 +54,18 @@ static void cleanup(void)
 	write_str(TRACE "events/stayawake/enable", "0");
 }
 
-static void *ring_map(int fd, size_t len, off_t off)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_POPULATE, fd, off);
-
-	if (p == MAP_FAILED)
-		tap_bail("mmap of the io_uring: %s", strerror(errno));
-	return p;
-}
-
-/* A ring set up before the fork: the child submits, both see the CQ ring. */
-static void ring_setup(struct ring *r)
-{
-	char *sq, *cq;
-
-	memset(r, 0, sizeof(*r));
-	r->fd = syscall(__NR_io_uring_setup, 4, &r->p);
-	if (r->fd < 0)
-		tap_bail("io_uring_setup: %s (CONFIG_IO_URING?)", strerror(errno));
-	sq = ring_map(r->fd, r->p.sq_off.array + r->p.sq_entries *
-		      sizeof(unsigned int), IORING_OFF_SQ_RING);
-	cq = ring_map(r->fd, r->p.cq_off.cqes + r->p.cq_entries *
-		      sizeof(struct io_uring_cqe), IORING_OFF_CQ_RING);
-	r->sqes = ring_map(r->fd, r->p.sq_entries * sizeof(*r->sqes),
-			   IORING_OFF_SQES);
-	r->sq_tail = (unsigned int *)(sq + r->p.sq_off.tail);
-	r->sq_mask = (unsigned int *)(sq + r->p.sq_off.ring_mask);
-	r->sq_array = (unsigned int *)(sq + r->p.sq_off.array);
-	r->cq_tail = (unsigned int *)(cq + r->p.cq_off.tail);
-}
-
-static unsigned int cq_tail(const struct ring *r)
-{
-	return __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
-}
-
 /* In the child: a TIMEOUT_S timeout request, submitted by this task. */
 static int submit_timeout(struct ring *r)
 {
 	static struct __kernel_timespec ts = { .tv_sec = TIMEOUT_S };
-	unsigned int tail = *r->sq_tail;
-	struct io_uring_sqe *sqe = &r->sqes[tail & *r->sq_mask];
+	struct io_uring_sqe *sqe = ring_sqe(r);
 
-	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_TIMEOUT;
 	sqe->fd = -1;
 	sqe->addr = (unsigned long)&ts;
 	sqe->len = 1;
 	sqe->user_data = 1;
-	r->sq_array[tail & *r->sq_mask] = tail & *r->sq_mask;
-	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	return syscall(__NR_io_uring_enter, r->fd, 1, 0, 0, NULL, 0) == 1 ?
-	       0 : -1;
+	return ring_submit(r, 0) == 1 ? 0 : -1;
 }
 
 static void on_signal(int sig)
@@ -160,7 +111,7 @@ static void one(enum waker w)
 	int64_t end;
 
 	ring_setup(&r);
-	cq0 = cq_tail(&r);
+	cq0 = ring_cq_tail(&r);
 	trace_clear();
 	child = sleeper(w, &r);
 	frozen = wait_blocked_in(child, SYS_clock_nanosleep, 5) &&
@@ -182,19 +133,19 @@ static void one(enum waker w)
 		  "StayAwake: %s, %d signal reboost events",
 		  proc_stayawake(child, word, sizeof(word)), reboosts(child));
 	if (w == IO_URING)
-		tap_check(cq_tail(&r) == cq0,
+		tap_check(ring_cq_tail(&r) == cq0,
 			  tap_case(who, "its completion waits for the task"),
-			  "CQ tail %u -> %u", cq0, cq_tail(&r));
+			  "CQ tail %u -> %u", cq0, ring_cq_tail(&r));
 
 	write_str(CG1_DIR "/freezer.state", "THAWED");
 	end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
-	while (w == IO_URING && cq_tail(&r) == cq0 &&
+	while (w == IO_URING && ring_cq_tail(&r) == cq0 &&
 	       clock_ns(CLOCK_MONOTONIC) < end)
 		usleep(10000);
 	if (w == IO_URING)
-		tap_check(cq_tail(&r) != cq0,
+		tap_check(ring_cq_tail(&r) != cq0,
 			  tap_case(who, "thawed, the task completes the request"),
-			  "CQ tail %u -> %u", cq0, cq_tail(&r));
+			  "CQ tail %u -> %u", cq0, ring_cq_tail(&r));
 	tap_check(wait_stayawake_state(child, "deboosted"),
 		  tap_case(who, "and sleeps on deboosted"), "StayAwake: %s",
 		  proc_stayawake(child, word, sizeof(word)));

@@ -2,7 +2,9 @@
 /*
  * Soak under /sys/power/autosleep: an important task repeats "work a random
  * 50-500 ms (busy, page faults, MONOTONIC sleeps, pipe traffic with a
- * helper), then sleep a random 3-8 s on an alarm clock" while unimportant
+ * helper), then sleep a random 3-8 s on an alarm clock" (clock_nanosleep, an
+ * alarm timerfd read, a random call of the poll family on an alarm timerfd
+ * and a pipe, sigwaitinfo for a POSIX alarm timer's signal) while unimportant
  * tasks churn. Per cycle, from the kernel's clocks: was the sleep suspended,
  * did the alarm return by its deadline + 2 s, did the system suspend inside
  * the work window. sa.cycles=N on the kernel command line (default 20).
@@ -114,10 +116,50 @@ static void work(unsigned int *s, int to_helper, int from_helper)
 	}
 }
 
-/* Sleep until @secs from now on one of the four alarm waits. */
+/* An event loop's wait for an alarm timerfd with a pipe: 0 or an errno */
+static int loop_wait(unsigned int r, int clk, int secs)
+{
+	struct loop_set ls;
+	int n = loop_set_open(&ls, clk, true, r & 1);
+
+	if (!n)
+		n = loop_set_arm(&ls, secs * SEC_NS);
+	while (!n || n == -EINTR)
+		n = poll_call_wait((r >> 1) % PC_CALLS, ls.fd, ls.n, ls.ep, -1);
+	loop_set_close(&ls);
+	return n == 1 ? 0 : n < 0 ? -n : EPROTO;
+}
+
+/* sigwaitinfo for a POSIX alarm timer's SIGRTMIN (blocked): 0 or an errno */
+static int signal_wait(int clk, int secs)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+				.sigev_signo = SIGRTMIN };
+	struct itimerspec its = { .it_value = { .tv_sec = secs } };
+	sigset_t set;
+	timer_t t;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	if (timer_create(clk, &sev, &t))
+		return errno;
+	if (timer_settime(t, 0, &its, NULL)) {
+		timer_delete(t);
+		return errno;
+	}
+	do
+		sig = sigwaitinfo(&set, NULL);
+	while (sig < 0 && errno == EINTR);
+	timer_delete(t);
+	return sig == SIGRTMIN ? 0 : sig < 0 ? errno : EPROTO;
+}
+
+/* Sleep until @secs from now on one of the six alarm waits. */
 static int alarm_wait(unsigned int *s, int secs, int64_t *deadline_boot)
 {
-	int kind = rand_r(s) % 4;
+	unsigned int r = rand_r(s);
+	int kind = r % 6;
 	clockid_t clk = kind & 1 ? CLOCK_REALTIME_ALARM : CLOCK_BOOTTIME_ALARM;
 	struct itimerspec its = { 0 };
 	struct timespec ts;
@@ -125,6 +167,10 @@ static int alarm_wait(unsigned int *s, int secs, int64_t *deadline_boot)
 	int fd, err;
 
 	*deadline_boot = clock_ns(CLOCK_BOOTTIME) + secs * SEC_NS;
+	if (kind == 4)
+		return loop_wait(r >> 8, clk, secs);
+	if (kind == 5)
+		return signal_wait(clk, secs);
 	clock_gettime(clk == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
 		      CLOCK_BOOTTIME, &ts);
 	ts.tv_sec += secs;
@@ -156,8 +202,13 @@ int main(void)
 	pid_t bg[2], helper;
 	unsigned int s = 42;
 	struct alarm_suspend as;
+	sigset_t rt;
 
 	tap_init("soak");
+	/* Taken by sigwaitinfo only (signal_wait()) */
+	sigemptyset(&rt);
+	sigaddset(&rt, SIGRTMIN);
+	sigprocmask(SIG_BLOCK, &rt, NULL);
 	if (pipe(to_helper) || pipe(from_helper))
 		tap_bail("pipe: %s", strerror(errno));
 	helper = echo_helper(to_helper[0], from_helper[1]);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -30,6 +31,10 @@ void suspender_start(struct suspender *s)
 		tap_bail("fork: %s", strerror(errno));
 	if (s->pid)
 		return;
+	/* Never outlive the test: alone, it would suspend with no alarm set */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(0);
 	for (;;) {
 		int err = write_str("/sys/power/state", "mem");
 		long *n = !err ? &s->n->suspends :
@@ -171,9 +176,9 @@ fail:
 	return -errno;
 }
 
-int loop_set_arm(const struct loop_set *s, int secs)
+int loop_set_arm(const struct loop_set *s, int64_t ns)
 {
-	struct itimerspec its = { .it_value = { .tv_sec = secs } };
+	struct itimerspec its = { .it_value = { ns / SEC_NS, ns % SEC_NS } };
 
 	return timerfd_settime(s->tfd, 0, &its, NULL) ? -errno : 0;
 }
