@@ -4,7 +4,9 @@
  * timer_create() timer on CLOCK_BOOTTIME_ALARM or CLOCK_REALTIME_ALARM that
  * sends SIGRTMIN to its process (SIGEV_SIGNAL) or to its thread
  * (SIGEV_THREAD_ID), and waits for it in sigwaitinfo, sigtimedwait,
- * sigsuspend, pause, or epoll_wait on a signalfd. Another process requests
+ * sigsuspend, pause, epoll_wait on a signalfd, or with a handler in ppoll
+ * with no files or epoll_pwait on an empty set (a signal ends any wait of
+ * the poll family; glibc's pause() is such a ppoll on arm64). Another process requests
  * suspend in a loop: the system suspends in the wait (suspend_stats/success
  * rose, BOOTTIME ahead of MONOTONIC by more than a second), the signal
  * arrives by the deadline + 2 s, and through a work window after it every
@@ -13,6 +15,7 @@
  * either kind of alarm timer fails with the kernel's EPERM.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,11 +32,13 @@
 #define SLEEP_S 5
 #define WORK_S 1
 
-enum how { SIGWAITINFO, SIGTIMEDWAIT, SIGSUSPEND, PAUSE, SIGNALFD, HOWS };
+enum how { SIGWAITINFO, SIGTIMEDWAIT, SIGSUSPEND, PAUSE, SIGNALFD, PPOLL,
+	   EPOLL_PWAIT, HOWS };
 
 static const char *const how_name[HOWS] = {
 	"sigwaitinfo", "sigtimedwait", "sigsuspend", "pause",
-	"signalfd in epoll_wait",
+	"signalfd in epoll_wait", "ppoll with no files",
+	"epoll_pwait on an empty set",
 };
 
 static volatile sig_atomic_t caught;
@@ -97,6 +102,9 @@ static int signal_wait(enum how how, int clock, bool thread)
 		r = timer_start(clock, thread, &t);
 		if (r)
 			return r;
+		ep = how == EPOLL_PWAIT ? epoll_create1(0) : -1;
+		if (how == EPOLL_PWAIT && ep < 0)
+			r = -errno;
 	}
 	while (!r) {
 		switch (how) {
@@ -118,6 +126,14 @@ static int signal_wait(enum how how, int clock, bool thread)
 				pause();
 			r = caught ? 1 : -errno;
 			sigprocmask(SIG_BLOCK, &set, NULL);
+			break;
+		case PPOLL:
+			ppoll(NULL, 0, NULL, &none);
+			r = caught ? 1 : -errno;
+			break;
+		case EPOLL_PWAIT:
+			epoll_pwait(ep, &ev, 1, -1, &none);
+			r = caught ? 1 : -errno;
 			break;
 		default:
 			r = epoll_wait(ep, &ev, 1, -1);
