@@ -19,8 +19,14 @@
 
 #include "lib.h"
 
+/* Longer than any wait a test times; see suspender_start() */
+#define SAFETY_S 20
+
 void suspender_start(struct suspender *s)
 {
+	struct itimerspec safety = { { SAFETY_S, 0 }, { SAFETY_S, 0 } };
+	int fd;
+
 	s->n = mmap(NULL, sizeof(*s->n), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (s->n == MAP_FAILED)
@@ -31,10 +37,18 @@ void suspender_start(struct suspender *s)
 		tap_bail("fork: %s", strerror(errno));
 	if (s->pid)
 		return;
-	/* Never outlive the test: alone, it would suspend with no alarm set */
+	/*
+	 * Never outlive the test: alone, it would suspend with no alarm set.
+	 * A write already in the kernel when the test dies (unmarking it)
+	 * may still suspend: an alarm of our own ends any sleep within
+	 * SAFETY_S (not marked, we hold nothing awake).
+	 */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(0);
+	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	if (fd < 0 || timerfd_settime(fd, 0, &safety, NULL))
+		_exit(1);
 	for (;;) {
 		int err = write_str("/sys/power/state", "mem");
 		long *n = !err ? &s->n->suspends :
