@@ -3,9 +3,11 @@
  * Wakeup-path micro benchmarks, run in the guest: pipe ping-pong (plain
  * reads, or each read after a poll() or an epoll_wait() on the pipe) and
  * futex ping-pong between two processes, and a hackbench-style many-to-many
- * pipe run. Each prints "BENCH name marked ns_per_op" from CLOCK_MONOTONIC, which
- * counts instructions when QEMU runs with -icount. "marked" runs the same
- * with both sides SCHED_STAYAWAKE (they never deboost on these waits).
+ * pipe run. Each prints "BENCH name tasks ns_per_op" from CLOCK_MONOTONIC,
+ * which counts instructions when QEMU runs with -icount. The tasks are
+ * "unmarked" while nothing was ever marked since boot (the hooks' static key
+ * is off), "bystander": unmarked while another task is marked (key on),
+ * "marked": both sides SCHED_STAYAWAKE (they never deboost on these waits).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -34,6 +37,9 @@ static int64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+
+enum tasks { UNMARKED, BYSTANDER, MARKED };
+static const char *const tasks_name[] = { "unmarked", "bystander", "marked" };
 
 static void mark(int on)
 {
@@ -71,7 +77,7 @@ static int epoll_on(int fd)
 	return ep;
 }
 
-static double pingpong_by(int marked, enum wait_by by)
+static double pingpong_by(int tasks, enum wait_by by)
 {
 	int a[2], b[2], i, ep;
 	int64_t t0;
@@ -80,7 +86,7 @@ static double pingpong_by(int marked, enum wait_by by)
 
 	if (pipe(a) || pipe(b))
 		exit(1);
-	mark(marked);
+	mark(tasks == MARKED);
 	pid = fork();
 	if (!pid) {
 		ep = by == BY_EPOLL ? epoll_on(a[0]) : -1;
@@ -100,19 +106,19 @@ static double pingpong_by(int marked, enum wait_by by)
 	return (double)t0 / (2 * ROUNDS);
 }
 
-static double pipe_pingpong(int marked)
+static double pipe_pingpong(int tasks)
 {
-	return pingpong_by(marked, BY_READ);
+	return pingpong_by(tasks, BY_READ);
 }
 
-static double poll_pingpong(int marked)
+static double poll_pingpong(int tasks)
 {
-	return pingpong_by(marked, BY_POLL);
+	return pingpong_by(tasks, BY_POLL);
 }
 
-static double epoll_pingpong(int marked)
+static double epoll_pingpong(int tasks)
 {
-	return pingpong_by(marked, BY_EPOLL);
+	return pingpong_by(tasks, BY_EPOLL);
 }
 
 static long futex(uint32_t *uaddr, int op, uint32_t val)
@@ -121,7 +127,7 @@ static long futex(uint32_t *uaddr, int op, uint32_t val)
 }
 
 /* Two processes hand a token back and forth through a shared futex word. */
-static double futex_pingpong(int marked)
+static double futex_pingpong(int tasks)
 {
 	uint32_t *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -132,7 +138,7 @@ static double futex_pingpong(int marked)
 	if (w == MAP_FAILED)
 		exit(1);
 	*w = 0;
-	mark(marked);
+	mark(tasks == MARKED);
 	pid = fork();
 	if (!pid) {
 		for (i = 0; i < ROUNDS; i++) {
@@ -157,13 +163,13 @@ static double futex_pingpong(int marked)
 }
 
 /* Every sender writes HB_MSGS messages to every receiver of its group. */
-static double hackbench(int marked)
+static double hackbench(int tasks)
 {
 	int fds[HB_GROUPS][2], g, i, m, n = 0;
 	char msg[100] = { 0 };
 	int64_t t0;
 
-	mark(marked);
+	mark(tasks == MARKED);
 	t0 = now_ns();
 	for (g = 0; g < HB_GROUPS; g++) {
 		if (pipe(fds[g]))
@@ -195,7 +201,7 @@ static double hackbench(int marked)
 	return (double)t0 / (HB_GROUPS * HB_MSGS);
 }
 
-static void run(const char *name, double (*fn)(int), int marked, int reps)
+static void run(const char *name, double (*fn)(int), int tasks, int reps)
 {
 	double best = 0;
 
@@ -209,7 +215,7 @@ static void run(const char *name, double (*fn)(int), int marked, int reps)
 			exit(1);
 		pid = fork();		/* the mark must not outlive the case */
 		if (!pid) {
-			v = fn(marked);
+			v = fn(tasks);
 			if (write(fd[1], &v, sizeof(v)) != sizeof(v))
 				_exit(1);
 			_exit(0);
@@ -222,24 +228,60 @@ static void run(const char *name, double (*fn)(int), int marked, int reps)
 		if (r == 0 || v < best)
 			best = v;
 	}
-	printf("BENCH %s %s %.1f\n", name, marked ? "marked" : "unmarked", best);
+	printf("BENCH %s %s %.1f\n", name, tasks_name[tasks], best);
 	fflush(stdout);
+}
+
+/* Whether the kernel has the feature, without marking: a mark turns the
+ * hooks' static key on for good, and the unmarked runs come first. */
+static int have_stayawake(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+	int have = 0;
+
+	if (!f)
+		return 0;
+	while (!have && fgets(line, sizeof(line), f))
+		have = !strncmp(line, "StayAwake:", 10);
+	fclose(f);
+	return have;
+}
+
+/* A marked task that sleeps until killed: the bystander runs beside it */
+static pid_t marked_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		mark(1);
+		for (;;)
+			pause();
+	}
+	if (pid < 0)
+		exit(1);
+	return pid;
 }
 
 int main(int argc, char **argv)
 {
-	struct sched_param sp = { 0 };
 	int reps = argc > 1 ? atoi(argv[1]) : 5;
 	/* Marked runs only where the kernel has the feature */
-	int have = !sched_setscheduler(0, SCHED_OTHER | SCHED_STAYAWAKE, &sp);
+	int last = have_stayawake() ? MARKED : UNMARKED;
+	pid_t sleeper = 0;
 
-	sched_setscheduler(0, SCHED_OTHER, &sp);
-	for (int marked = 0; marked <= have; marked++) {
-		run("pipe_pingpong", pipe_pingpong, marked, reps);
-		run("poll_pingpong", poll_pingpong, marked, reps);
-		run("epoll_pingpong", epoll_pingpong, marked, reps);
-		run("futex_pingpong", futex_pingpong, marked, reps);
-		run("hackbench", hackbench, marked, reps);
+	for (int t = UNMARKED; t <= last; t++) {
+		if (t == BYSTANDER)
+			sleeper = marked_sleeper();
+		run("pipe_pingpong", pipe_pingpong, t, reps);
+		run("poll_pingpong", poll_pingpong, t, reps);
+		run("epoll_pingpong", epoll_pingpong, t, reps);
+		run("futex_pingpong", futex_pingpong, t, reps);
+		run("hackbench", hackbench, t, reps);
+	}
+	if (sleeper) {
+		kill(sleeper, SIGKILL);
+		waitpid(sleeper, NULL, 0);
 	}
 	return 0;
 }
