@@ -6,12 +6,20 @@
  * go on waiting, not hold the system awake for the rest of its wait (an
  * hour here). Witnesses: /proc's StayAwake: line and syscall, and an alarm
  * suspend while the marked sleeper waits.
+ *
+ * The event-loop waits (ppoll, epoll_pwait, rt_sigsuspend with a POSIX
+ * alarm timer) are marked inside the window between their look at the
+ * mark and their task state, held open by stayawake_wait_delay_ms
+ * (CONFIG_SCHED_STAYAWAKE_DEBUG): the mark's kick finds the task still
+ * running there, so the wait must look again after setting its state.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -19,6 +27,8 @@
 #include <unistd.h>
 
 #include "lib.h"
+
+#define WAIT_DELAY_KNOB "/sys/kernel/debug/sched/stayawake_wait_delay_ms"
 
 static pid_t main_pid, child;
 
@@ -29,6 +39,8 @@ static void kill_child(void)
 		waitpid(child, NULL, 0);
 		child = 0;
 	}
+	if (getpid() == main_pid)
+		write_str(WAIT_DELAY_KNOB, "0");
 }
 
 /* An unmarked child waiting an hour on an alarm clock or alarm timerfd. */
@@ -72,6 +84,96 @@ static void check_deboosted(pid_t pid, bool timerfd, const char *what)
 		  waiting ? "still in its wait" : "left its wait");
 }
 
+enum loop_wait { LW_PPOLL, LW_EPOLL, LW_SIGSUSPEND, LW_COUNT };
+static const char *const loop_wait_name[LW_COUNT] = {
+	"ppoll", "epoll_pwait", "rt_sigsuspend",
+};
+static const long loop_wait_nr[LW_COUNT] = {
+	SYS_ppoll, SYS_epoll_pwait, SYS_rt_sigsuspend,
+};
+
+static void on_alarm(int sig)
+{
+}
+
+/* An unmarked child in an event-loop wait that an alarm an hour out ends */
+static pid_t loop_waiter(enum loop_wait w)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = 3600 } };
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+				.sigev_signo = SIGALRM };
+	struct epoll_event ev = { .events = EPOLLIN };
+	pid_t pid = fork();
+	sigset_t none;
+	timer_t tm;
+	int fd, ep;
+
+	if (pid)
+		return pid;
+	sigemptyset(&none);
+	if (w == LW_SIGSUSPEND) {
+		signal(SIGALRM, on_alarm);	/* taken: an ignored one is not */
+		if (timer_create(CLOCK_BOOTTIME_ALARM, &sev, &tm) ||
+		    timer_settime(tm, 0, &its, NULL))
+			_exit(3);
+		sigsuspend(&none);
+		_exit(0);
+	}
+	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL))
+		_exit(3);
+	if (w == LW_PPOLL) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		ppoll(&p, 1, NULL, NULL);
+		_exit(0);
+	}
+	ep = epoll_create1(0);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		_exit(3);
+	epoll_pwait(ep, &ev, 1, -1, NULL);
+	_exit(0);
+}
+
+/* The child is in @nr, in the delay (the only 'D' sleep on that path) */
+static bool in_wait_delay(pid_t pid, long nr)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
+	char path[64], stat[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	while (clock_ns(CLOCK_MONOTONIC) < end) {
+		read_line(path, stat, sizeof(stat));
+		p = strrchr(stat, ')');
+		if (p && p[1] == ' ' && p[2] == 'D' && proc_syscall(pid) == nr)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static void check_loop_wait(enum loop_wait w)
+{
+	const char *what = tap_case(loop_wait_name[w],
+				    "marked before it sleeps: deboosts");
+	char sa[32];
+	bool in;
+
+	if (write_str(WAIT_DELAY_KNOB, "1000"))
+		tap_bail("%s: %s", WAIT_DELAY_KNOB, strerror(errno));
+	child = loop_waiter(w);
+	in = in_wait_delay(child, loop_wait_nr[w]);
+	if (stayawake_mark(child, true))
+		tap_bail("marking %d: %s", child, strerror(errno));
+	write_str(WAIT_DELAY_KNOB, "0");
+	tap_check(in && wait_stayawake_state(child, "deboosted") &&
+		  wait_blocked_in(child, loop_wait_nr[w], 2), what,
+		  "%s the delay, StayAwake: %s, syscall %ld",
+		  in ? "marked in" : "never seen in",
+		  proc_stayawake(child, sa, sizeof(sa)), proc_syscall(child));
+	kill_child();
+}
+
 int main(void)
 {
 	int err;
@@ -99,5 +201,8 @@ int main(void)
 	check_deboosted(child, true,
 			"marked while reading an alarm timerfd: deboosts and waits on");
 	kill_child();
+
+	for (int w = 0; w < LW_COUNT; w++)
+		check_loop_wait(w);
 	return tap_done();
 }
