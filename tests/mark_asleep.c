@@ -156,8 +156,8 @@ static void check_loop_wait(enum loop_wait w)
 {
 	const char *what = tap_case(loop_wait_name[w],
 				    "marked before it sleeps: deboosts");
+	bool in, deboosted, waiting;
 	char sa[32];
-	bool in;
 
 	if (write_str(WAIT_DELAY_KNOB, "1000"))
 		tap_bail("%s: %s", WAIT_DELAY_KNOB, strerror(errno));
@@ -166,11 +166,14 @@ static void check_loop_wait(enum loop_wait w)
 	if (stayawake_mark(child, true))
 		tap_bail("marking %d: %s", child, strerror(errno));
 	write_str(WAIT_DELAY_KNOB, "0");
-	tap_check(in && wait_stayawake_state(child, "deboosted") &&
-		  wait_blocked_in(child, loop_wait_nr[w], 2), what,
-		  "%s the delay, StayAwake: %s, syscall %ld",
+	/* Judged before the diagnostics read: their order is unspecified */
+	deboosted = wait_stayawake_state(child, "deboosted");
+	waiting = wait_blocked_in(child, loop_wait_nr[w], 2);
+	tap_check(in && deboosted && waiting, what,
+		  "%s the delay, StayAwake: %s, %s",
 		  in ? "marked in" : "never seen in",
-		  proc_stayawake(child, sa, sizeof(sa)), proc_syscall(child));
+		  proc_stayawake(child, sa, sizeof(sa)),
+		  waiting ? "still in its wait" : "left its wait");
 	kill_child();
 }
 
