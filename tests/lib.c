@@ -229,22 +229,28 @@ bool wakeup_stat(const char *name, struct wakeup_stat *st)
 	return found;
 }
 
-bool proc_sleeping(int pid)
+char proc_state(int pid)
 {
-	char path[64], buf[256], *p;
+	char path[64], buf[512], *p;
 	FILE *f;
-	bool s = false;
+	char s = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
 	if (!f)
-		return false;
+		return 0;
 	if (fgets(buf, sizeof(buf), f)) {
 		p = strrchr(buf, ')');
-		s = p && p[1] && p[2] == 'S';
+		if (p && p[1] == ' ')
+			s = p[2];
 	}
 	fclose(f);
 	return s;
+}
+
+bool proc_sleeping(int pid)
+{
+	return proc_state(pid) == 'S';
 }
 
 /*

@@ -58,6 +58,9 @@ bool wakeup_stat(const char *name, struct wakeup_stat *st);
 /* Name of the device behind /dev/rtcN (its wakeup source's name). */
 int rtc_parent_name(const char *rtc, char *buf, int len);
 
+/* The task's state letter in /proc/PID/stat ('R', 'S', 'D' ...), 0 if
+ * unreadable. */
+char proc_state(int pid);
 /* Is the task in interruptible sleep ('S' in /proc/PID/stat)? */
 bool proc_sleeping(int pid);
 

@@ -139,13 +139,9 @@ static pid_t loop_waiter(enum loop_wait w)
 static bool in_wait_delay(pid_t pid, long nr)
 {
 	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
-	char path[64], stat[256], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	while (clock_ns(CLOCK_MONOTONIC) < end) {
-		read_line(path, stat, sizeof(stat));
-		p = strrchr(stat, ')');
-		if (p && p[1] == ' ' && p[2] == 'D' && proc_syscall(pid) == nr)
+		if (proc_state(pid) == 'D' && proc_syscall(pid) == nr)
 			return true;
 		usleep(1000);
 	}

@@ -82,26 +82,6 @@ static bool cg1_made, cg2_made;
 
 /* ---- the kernel's state ---- */
 
-/* The state letter of /proc/PID/stat, 0 if the task is gone. */
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	char s = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f)) {
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ')
-			s = p[2];
-	}
-	fclose(f);
-	return s;
-}
-
 static const char *sa_state(pid_t pid)
 {
 	static char buf[NCHILD][16];
