@@ -7,6 +7,15 @@
 set -eu
 
 dir=$1
+# The median of the values gathered under key k, for the awk programs below
+median='
+function median(k,   n, i, j, t, v) {
+	n = split(vals[k], v, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}'
 echo "# stayawake benchmarks"
 echo
 echo "Kernels: (a) Debian linux-source-6.1 unpatched (\`-vanilla\`), (b) the"
@@ -25,14 +34,7 @@ for a in $(awk '{ print $1 }' "$dir/raw.txt" | sort -u); do
 	echo
 	echo "| benchmark | tasks | QEMU | (a) | (b) | (c) | (b)/(a) | (c)/(a) | target (c)/(a) |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-	awk -v arch="$a" '
-	function median(k,   n, i, j, t, v) {
-		n = split(vals[k], v, " ")
-		for (i = 1; i <= n; i++)
-			for (j = i + 1; j <= n; j++)
-				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	}
+	awk -v arch="$a" "$median"'
 	$1 == arch && ($2 == "icount" || $2 == "wall") {
 		k = $2 SUBSEP $3 SUBSEP $5 SUBSEP $6
 		vals[k] = vals[k] " " $7
@@ -59,7 +61,33 @@ for a in $(awk '{ print $1 }' "$dir/raw.txt" | sort -u); do
 				}
 	}' "$dir/raw.txt"
 	echo
-	echo "(b) and (a) are always unmarked tasks. On (c): unmarked, nothing was marked since boot (the hooks' static key is off); bystander, unmarked tasks while another task is marked (key on); marked, both sides marked, against unmarked ones on (a)."
+	echo "(b) and (a) are always unmarked tasks. On (c): unmarked, nothing was marked since boot (the hooks' static key is off); bystander, unmarked tasks while another task is marked (key on); marked, the parent marked without lending (\`SCHED_FLAG_STAYAWAKE_NOLEND\`) and its children unmarked, against unmarked ones on (a)."
+	echo
+	echo "### Lending, ns per operation on (c)"
+	echo
+	echo "The same pairs, the parent lending its boost to its children (a loan at each wakeup, given back at each wait), against the parent without lending (marked, above)."
+	echo
+	echo "| benchmark | QEMU | marked | lending | lending/marked | target |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	awk -v arch="$a" "$median"'
+	$1 == arch && ($2 == "icount" || $2 == "wall") && $3 == "on" {
+		vals[$2 SUBSEP $5 SUBSEP $6] = vals[$2 SUBSEP $5 SUBSEP $6] " " $7
+	}
+	END {
+		split("icount wall", modes, " ")
+		nb = split("pipe_pingpong poll_pingpong epoll_pingpong futex_pingpong hackbench", bs, " ")
+		for (m = 1; m <= 2; m++)
+			for (b = 1; b <= nb; b++) {
+				mo = modes[m]; bn = bs[b]
+				if (!((mo SUBSEP bn SUBSEP "lending") in vals))
+					continue
+				vm = median(mo SUBSEP bn SUBSEP "marked")
+				vl = median(mo SUBSEP bn SUBSEP "lending")
+				verdict = mo == "icount" ? (vl / vm <= 1.02 ? "met" : "MISSED") : "(wall: noisy)"
+				printf "| %s | %s | %.1f | %.1f | %.4f | <= 1.02 %s |\n",
+					bn, mo, vm, vl, vl / vm, verdict
+			}
+	}' "$dir/raw.txt"
 	echo
 	echo "### Footprint"
 	echo

@@ -7,7 +7,10 @@
  * which counts instructions when QEMU runs with -icount. The tasks are
  * "unmarked" while nothing was ever marked since boot (the hooks' static key
  * is off), "bystander": unmarked while another task is marked (key on),
- * "marked": both sides SCHED_STAYAWAKE (they never deboost on these waits).
+ * "marked": the parent SCHED_STAYAWAKE without lending (it never deboosts
+ * on these waits), its children unmarked; "lending": the same, the
+ * children borrowing its boost (a loan at each wakeup, given back at each
+ * wait).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -25,6 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>	/* SCHED_STAYAWAKE, from the patched tree */
+/* The uapi struct sched_param clashes with glibc's: take only sched_attr */
+#define sched_param __uapi_sched_param
+#include <linux/sched/types.h>
+#undef sched_param
 
 #define ROUNDS 20000
 #define HB_GROUPS 4		/* hackbench: senders = receivers per group */
@@ -38,15 +45,23 @@ static int64_t now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-enum tasks { UNMARKED, BYSTANDER, MARKED };
-static const char *const tasks_name[] = { "unmarked", "bystander", "marked" };
+enum tasks { UNMARKED, BYSTANDER, MARKED, LENDING };
+static const char *const tasks_name[] = {
+	"unmarked", "bystander", "marked", "lending",
+};
 
-static void mark(int on)
+/* MARKED lends nothing (SCHED_FLAG_STAYAWAKE_NOLEND); LENDING lends its
+ * boost to the unmarked partner, which gives it back at each wait */
+static void mark(int tasks)
 {
-	struct sched_param sp = { 0 };
+	struct sched_attr a = { .size = sizeof(a) };
 
-	if (on && sched_setscheduler(0, SCHED_OTHER | SCHED_STAYAWAKE, &sp)) {
-		perror("bench: SCHED_STAYAWAKE");
+	if (tasks < MARKED)
+		return;
+	a.sched_flags = SCHED_FLAG_STAYAWAKE |
+			(tasks == MARKED ? SCHED_FLAG_STAYAWAKE_NOLEND : 0);
+	if (syscall(SYS_sched_setattr, 0, &a, 0)) {
+		perror("bench: SCHED_FLAG_STAYAWAKE");
 		exit(1);
 	}
 }
@@ -86,7 +101,7 @@ static double pingpong_by(int tasks, enum wait_by by)
 
 	if (pipe(a) || pipe(b))
 		exit(1);
-	mark(tasks == MARKED);
+	mark(tasks);
 	pid = fork();
 	if (!pid) {
 		ep = by == BY_EPOLL ? epoll_on(a[0]) : -1;
@@ -138,7 +153,7 @@ static double futex_pingpong(int tasks)
 	if (w == MAP_FAILED)
 		exit(1);
 	*w = 0;
-	mark(tasks == MARKED);
+	mark(tasks);
 	pid = fork();
 	if (!pid) {
 		for (i = 0; i < ROUNDS; i++) {
@@ -169,7 +184,7 @@ static double hackbench(int tasks)
 	char msg[100] = { 0 };
 	int64_t t0;
 
-	mark(tasks == MARKED);
+	mark(tasks);
 	t0 = now_ns();
 	for (g = 0; g < HB_GROUPS; g++) {
 		if (pipe(fds[g]))
@@ -254,7 +269,7 @@ static pid_t marked_sleeper(void)
 	pid_t pid = fork();
 
 	if (!pid) {
-		mark(1);
+		mark(MARKED);
 		for (;;)
 			pause();
 	}
@@ -267,7 +282,7 @@ int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 5;
 	/* Marked runs only where the kernel has the feature */
-	int last = have_stayawake() ? MARKED : UNMARKED;
+	int last = have_stayawake() ? LENDING : UNMARKED;
 	pid_t sleeper = 0;
 
 	for (int t = UNMARKED; t <= last; t++) {

@@ -115,10 +115,13 @@ static bool is_marked(const struct snap *s)
 	       (s->pol & SCHED_STAYAWAKE) && !strcmp(s->sa, "boosted");
 }
 
+/* Unmarked, and holding nothing or a boost it borrows: root lends to the
+ * children it wakes what it borrowed from a marked child before */
 static bool is_unmarked(const struct snap *s)
 {
 	return !(s->a.sched_flags & SCHED_FLAG_STAYAWAKE) && s->pol >= 0 &&
-	       !(s->pol & SCHED_STAYAWAKE) && !strcmp(s->sa, "off");
+	       !(s->pol & SCHED_STAYAWAKE) &&
+	       (!strcmp(s->sa, "off") || !strcmp(s->sa, "borrowed"));
 }
 
 static bool same(const struct snap *a, const struct snap *b)
@@ -366,6 +369,8 @@ int main(void)
 		tap_bail("no 'stayawake' wakeup source: kernel without SCHED_STAYAWAKE?");
 	round_trip_cases();
 	capability_cases();
+	/* What this task borrowed from its marked children goes back */
+	give_back_loan();
 	tap_check(!stayawake_source_active(), "nothing held at the end", "%s",
 		  stayawake_source_str());
 	return tap_done();

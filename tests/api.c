@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 		r = sched_setscheduler(0, SCHED_OTHER | 0x01000000, &sp) ? errno : 0;
 		tap_check(r == EINVAL, "partial SCHED_STAYAWAKE bits are EINVAL",
 			  "errno %d", r);
-		r = setattr(0, SCHED_OTHER, 0x100);
+		r = setattr(0, SCHED_OTHER, SCHED_FLAG_ALL + 1);
 		tap_check(r == -EINVAL, "unknown sched_setattr flag is EINVAL",
 			  "ret %d", r);
 		r = mark(2, true);

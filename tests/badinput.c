@@ -336,7 +336,8 @@ static void flags(void)
 		.sched_flags = SCHED_FLAG_STAYAWAKE | 0x10000000 /* SUGOV */ };
 	attr_case("flag with SCHED_FLAG_SUGOV: EINVAL, unmarked", SCHED_OTHER,
 		  0, &a, EINVAL, 0);
-	a.sched_flags = SCHED_FLAG_STAYAWAKE | 0x100;
+	/* The lowest bit above every flag the kernel knows */
+	a.sched_flags = SCHED_FLAG_STAYAWAKE | (SCHED_FLAG_ALL + 1);
 	attr_case("flag with an unknown flag bit: EINVAL, unmarked",
 		  SCHED_OTHER, 0, &a, EINVAL, 0);
 

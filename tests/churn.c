@@ -8,6 +8,10 @@
  * parked in a plain wait with a mark we choose, and the kernel's count of
  * boosted tasks and each task's StayAwake: line must match it; once they
  * exit, nothing is held and the system suspends.
+ *
+ * Every second ends in a lull without busy work: with lending, busy
+ * borrowers could keep a slow (debug) kernel boosted for the whole churn
+ * and no suspend attempt would get as far as the freezer.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,9 +32,11 @@
 #define PROCS 4
 #define THREADS 2			/* per process */
 #define NT (PROCS * THREADS)
+#define LULL_US 300000			/* of every second */
 
 struct shared {
 	volatile int stop;
+	volatile int lull;		/* no busy work: alarm sleeps instead */
 	volatile int tid[NT];		/* every churning thread */
 	volatile int parked;		/* threads done churning */
 	volatile unsigned long ops;
@@ -134,8 +140,11 @@ static void *churn(void *arg)
 	while (!sh->stop) {
 		unsigned int r = rand_r(&seed);
 		pid_t other = sh->tid[r % NT];
+		unsigned int op = r % 8;
 
-		switch (r % 8) {
+		if (sh->lull && op == 7)
+			op = 5;
+		switch (op) {
 		case 0:
 			mark_any(0, true, r >> 8);
 			break;
@@ -240,7 +249,12 @@ int main(void)
 		if (!procs[i])
 			worker(i);
 	}
-	sleep(CHURN_S);
+	for (i = 0; i < CHURN_S; i++) {
+		usleep(1000000 - LULL_US);
+		sh->lull = 1;
+		usleep(LULL_US);
+		sh->lull = 0;
+	}
 	sh->stop = 1;
 	kill(sus, SIGKILL);
 	waitpid(sus, NULL, 0);
@@ -257,7 +271,10 @@ int main(void)
 		  "freezer ran %d times, %ld suspends went through", freezes,
 		  suspends);
 
-	/* A known final mark for each survivor, then ask the kernel. */
+	/* A known final mark for each survivor, then ask the kernel: the
+	 * survivors are parked (idle: they borrow nothing); this task gives
+	 * back what it borrowed from them (lending) */
+	give_back_loan();
 	for (i = 0; i < NT; i++) {
 		wanted[i] = rand_r(&seed) & 1;
 		if (mark_attr(sh->tid[i], wanted[i]))

@@ -293,7 +293,8 @@ enum who { BOOSTED, ALARM_SLEEPER };
 
 /*
  * A child that marks itself (sched_setattr, SCHED_FLAG_KEEP_ALL |
- * SCHED_FLAG_STAYAWAKE) and then waits in pause() (boosted) or in
+ * SCHED_FLAG_STAYAWAKE, lending nothing: its "ready" must not lend this
+ * process a boost that would refuse hibernation for it) and then waits in pause() (boosted) or in
  * clock_nanosleep(CLOCK_BOOTTIME_ALARM, 60 s) (deboosted). Returns once the
  * kernel shows it so; bails if it never does.
  */
@@ -312,7 +313,8 @@ static void start_child(enum who who)
 	if (child == 0) {
 		struct sched_attr attr = {
 			.size = sizeof(attr),
-			.sched_flags = SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE,
+			.sched_flags = SCHED_FLAG_KEEP_ALL | SCHED_FLAG_STAYAWAKE |
+				       SCHED_FLAG_STAYAWAKE_NOLEND,
 		};
 		struct timespec ts = { .tv_sec = SLEEP_S };
 

@@ -459,10 +459,31 @@ bool wait_stayawake_state(int pid, const char *want)
 
 int stayawake_mark(pid_t pid, bool on)
 {
-	struct sched_param sp = { 0 };
+	struct sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER };
 
-	return sched_setscheduler(pid, SCHED_OTHER | (on ? SCHED_STAYAWAKE : 0),
-				  &sp);
+	/* Lending only where a test asks for it (lend.c): helpers it forks
+	 * or wakes (a suspender, a child) must not keep the system awake */
+	if (on)
+		a.sched_flags = SCHED_FLAG_STAYAWAKE |
+				SCHED_FLAG_STAYAWAKE_NOLEND;
+	if (!sys_sched_setattr(pid, &a, 0))
+		return 0;
+	/* A kernel before lending refuses the flag, and lends nothing */
+	if (!on || errno != EINVAL)
+		return -1;
+	a.sched_flags = SCHED_FLAG_STAYAWAKE;
+	return sys_sched_setattr(pid, &a, 0) ? -1 : 0;
+}
+
+void give_back_loan(void)
+{
+	long ms = read_long("/proc/sys/kernel/sched_stayawake_loan_horizon_ms");
+	struct timespec ts;
+
+	ms = (ms < 0 ? 0 : ms) + 20;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = ms % 1000 * 1000000L;
+	nanosleep(&ts, NULL);
 }
 
 bool stayawake_source_active(void)

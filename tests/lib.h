@@ -114,13 +114,22 @@ void wait_sources_idle(void);
 /* The uapi struct sched_param clashes with glibc's: take only sched_attr. */
 #define sched_param __uapi_sched_param
 #include <linux/sched/types.h>
+#ifndef SCHED_FLAG_STAYAWAKE_NOLEND
+/* The headers of a kernel before lending: the tests still build, and say
+ * what such a kernel does with the flag */
+#define SCHED_FLAG_STAYAWAKE_NOLEND 0x100
+#endif
 #undef sched_param
 
 int sys_sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags);
 int sys_sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size,
 		      unsigned int flags);
-/* sched_setscheduler(pid, SCHED_OTHER | (on ? SCHED_STAYAWAKE : 0)) */
+/* Mark @pid (SCHED_OTHER, SCHED_FLAG_STAYAWAKE_NOLEND: no lending) or
+ * unmark it; 0, or -1 with errno */
 int stayawake_mark(pid_t pid, bool on);
+/* Give back a boost the calling task borrows (lending) by an idle wait:
+ * a sleep just beyond the loan horizon. */
+void give_back_loan(void);
 /* Is the "stayawake" wakeup source active? Spins 3 ms on MONOTONIC first so
  * that debugfs's millisecond active_since cannot read 0 for an active one. */
 bool stayawake_source_active(void);

@@ -5,9 +5,12 @@
  * helper), then sleep a random 3-8 s on an alarm clock" (clock_nanosleep, an
  * alarm timerfd read, a random call of the poll family on an alarm timerfd
  * and a pipe, sigwaitinfo for a POSIX alarm timer's signal) while unimportant
- * tasks churn. Per cycle, from the kernel's clocks: was the sleep suspended,
- * did the alarm return by its deadline + 2 s, did the system suspend inside
- * the work window. sa.cycles=N on the kernel command line (default 20).
+ * tasks churn. Every other cycle it hands a job to an unmarked worker
+ * before it sleeps: the worker borrows its boost (lending) until the job is
+ * done. Per cycle, from the kernel's clocks: was the sleep suspended once
+ * the job was done, did the alarm return by its deadline + 2 s, did the
+ * system suspend inside the work window or the job. sa.cycles=N on the
+ * kernel command line (default 20).
  */
 #include <errno.h>
 #include <signal.h>
@@ -75,6 +78,42 @@ static pid_t echo_helper(int in, int out)
 		while ((n = read(in, buf, sizeof(buf))) > 0)
 			if (write(out, buf, n) != n)
 				break;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* What the job worker measured: suspended while it worked, when it ended */
+struct job_done {
+	int64_t suspended_ns;
+	int64_t end_boot;
+};
+
+/* An unmarked worker: reads a job's length in ms, works it (spins and 5 ms
+ * naps, which keep a loan), reports, waits for the next. */
+static pid_t job_worker(int in, int out)
+{
+	pid_t pid = fork();
+	int ms;
+
+	if (!pid) {
+		while (read(in, &ms, sizeof(ms)) == sizeof(ms)) {
+			struct timespec nap = { .tv_nsec = 5000000 };
+			int64_t end = clock_ns(CLOCK_MONOTONIC) + ms * 1000000LL;
+			struct clock_pair a, b;
+			struct job_done d;
+
+			clock_pair_read(&a);
+			while (clock_ns(CLOCK_MONOTONIC) < end) {
+				spin_ms(10);
+				nanosleep(&nap, NULL);
+			}
+			clock_pair_read(&b);
+			d.suspended_ns = clock_pair_suspended_ns(&a, &b);
+			d.end_boot = b.boot;
+			if (write(out, &d, sizeof(d)) != sizeof(d))
+				break;
+		}
 		_exit(0);
 	}
 	return pid;
@@ -198,8 +237,11 @@ int main(void)
 	int suspended = 0, late = 0, in_work = 0, errs = 0, i, err;
 	int64_t worst = -SEC_NS, t0 = clock_ns(CLOCK_BOOTTIME);
 	int64_t worst_short = -SEC_NS;
-	int to_helper[2], from_helper[2];
-	pid_t bg[2], helper;
+	int to_helper[2], from_helper[2], to_job[2], from_job[2];
+	struct sched_attr lending = { .size = sizeof(lending),
+				      .sched_flags = SCHED_FLAG_STAYAWAKE };
+	int jobs = 0, in_job = 0;
+	pid_t bg[2], helper, jobber;
 	unsigned int s = 42;
 	struct alarm_suspend as;
 	sigset_t rt;
@@ -209,12 +251,15 @@ int main(void)
 	sigemptyset(&rt);
 	sigaddset(&rt, SIGRTMIN);
 	sigprocmask(SIG_BLOCK, &rt, NULL);
-	if (pipe(to_helper) || pipe(from_helper))
+	if (pipe(to_helper) || pipe(from_helper) || pipe(to_job) ||
+	    pipe(from_job))
 		tap_bail("pipe: %s", strerror(errno));
 	helper = echo_helper(to_helper[0], from_helper[1]);
+	jobber = job_worker(to_job[0], from_job[1]);
 	bg[0] = background(1);
 	bg[1] = background(2);
-	if (stayawake_mark(0, true))
+	/* Marked, lending to the helpers it wakes (forked unmarked before) */
+	if (sys_sched_setattr(0, &lending, 0))
 		tap_bail("cannot mark: %s", strerror(errno));
 	err = write_str("/sys/power/autosleep", "mem");
 	if (err)
@@ -222,7 +267,9 @@ int main(void)
 
 	for (i = 0; i < cycles; i++) {
 		struct clock_pair w0, w1, c0, c1;
-		int64_t deadline, lateness, shortfall;
+		int64_t deadline, lateness, shortfall, busy = 0;
+		struct job_done d = { 0 };
+		int job_ms = i & 1 ? 50 + rand_r(&s) % 251 : 0;
 
 		clock_pair_read(&w0);
 		work(&s, to_helper[1], from_helper[0]);
@@ -231,19 +278,31 @@ int main(void)
 			in_work++;
 
 		clock_pair_read(&c0);
+		/* Hand the job over, then sleep: the job keeps the system up */
+		if (job_ms && write(to_job[1], &job_ms, sizeof(job_ms)) !=
+			      sizeof(job_ms))
+			tap_bail("job: %s", strerror(errno));
 		errs += alarm_wait(&s, 3 + rand_r(&s) % 6, &deadline) != 0;
 		clock_pair_read(&c1);
+		if (job_ms) {
+			if (read(from_job[0], &d, sizeof(d)) != sizeof(d))
+				tap_bail("job report: %s", strerror(errno));
+			jobs++;
+			in_job += d.suspended_ns > AWAKE_SLACK_NS;
+			/* The sleep could only suspend once the job was done */
+			busy = d.end_boot - c0.boot;
+		}
 		lateness = c1.boot - deadline;
 		worst = lateness > worst ? lateness : worst;
 		late += lateness > LATE_NS;
-		shortfall = (deadline - c0.boot) -
+		shortfall = (deadline - c0.boot) - busy -
 			    clock_pair_suspended_ns(&c0, &c1);
 		worst_short = shortfall > worst_short ? shortfall : worst_short;
 		suspended += shortfall <= SHORT_NS;
 		if (verbose)
-			tap_diag("cycle %d: work %.3f s, wait %.3f s, suspended "
-				 "%.3f s, late %+.3f s", i,
-				 (w1.boot - w0.boot) / 1e9,
+			tap_diag("cycle %d: work %.3f s, job %.3f s, wait %.3f "
+				 "s, suspended %.3f s, late %+.3f s", i,
+				 (w1.boot - w0.boot) / 1e9, busy / 1e9,
 				 (c1.boot - c0.boot) / 1e9,
 				 clock_pair_suspended_ns(&c0, &c1) / 1e9,
 				 lateness / 1e9);
@@ -254,15 +313,18 @@ int main(void)
 	kill(bg[0], SIGKILL);
 	kill(bg[1], SIGKILL);
 	kill(helper, SIGKILL);
+	kill(jobber, SIGKILL);
 	waitpid(helper, NULL, 0);
+	waitpid(jobber, NULL, 0);
 	waitpid(bg[0], NULL, 0);
 	waitpid(bg[1], NULL, 0);
 
 	wait_sources_idle();
 	printf("# soak: cycles %d, suspended sleeps %d, late or missed wakeups %d "
-	       "(worst %+.3f s), suspends inside work windows %d, "
-	       "leaked holds %s, wall %.1f s\n", cycles, suspended, late,
-	       worst / 1e9, in_work, active_sources(),
+	       "(worst %+.3f s), suspends inside work windows %d, jobs handed "
+	       "over %d, suspends inside them %d, leaked holds %s, wall %.1f "
+	       "s\n", cycles, suspended, late, worst / 1e9, in_work, jobs,
+	       in_job, active_sources(),
 	       (clock_ns(CLOCK_BOOTTIME) - t0) / 1e9);
 	tap_check(!errs && !err, "every alarm wait and autosleep write worked",
 		  "%d failed waits", errs);
@@ -272,6 +334,9 @@ int main(void)
 	tap_check(!late, "no alarm returned later than its deadline + 2 s",
 		  "%d late, worst %+.3f s", late, worst / 1e9);
 	tap_check(!in_work, "no suspend inside a work window", "%d", in_work);
+	tap_check(jobs == cycles / 2 && !in_job,
+		  "no suspend inside a job handed over (lending)",
+		  "%d of %d jobs suspended", in_job, jobs);
 	tap_check(!strcmp(active_sources(), "none") &&
 		  !stayawake_source_active(), "no hold leaked",
 		  "active: %s", active_sources());

@@ -252,7 +252,7 @@ static int list(void)
 {
 	FILE *f = fopen(DEBUGFS "/sched/stayawake", "r");
 	char line[256], comm[32], state[16];
-	int pid, boosted = 0, n = 0;
+	int pid, lender, boosted = 0, n = 0, borrowing = 0;
 	double awake, marked;
 
 	if (!f && access(DEBUGFS "/wakeup_sources", R_OK))
@@ -264,6 +264,14 @@ static int list(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "# boosted tasks: %d", &boosted) == 1)
 			continue;
+		/* Unmarked tasks that borrow a marked task's boost */
+		if (sscanf(line, "%d %31s borrowed from %d", &pid, comm,
+			   &lender) == 3) {
+			printf("%7d  %-16s borrowed from PID %d\n", pid, comm,
+			       lender);
+			borrowing++;
+			continue;
+		}
 		if (sscanf(line, "%d %31s %15s %lf %lf", &pid, comm, state,
 			   &awake, &marked) != 5)
 			continue;
@@ -274,7 +282,8 @@ static int list(void)
 		       awake, marked);
 	}
 	fclose(f);
-	printf("%d marked, %d keeping the system awake\n", n, boosted);
+	printf("%d marked, %d borrowing, %d keeping the system awake\n", n,
+	       borrowing, boosted);
 	list_sources();
 	return 0;
 }
