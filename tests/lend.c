@@ -173,7 +173,7 @@ static int loan_events(const char *what, int pid, const char *reason)
  */
 static void suspender_on(struct suspender *s)
 {
-	if (mark(true, true))
+	if (stayawake_mark(0, true))	/* without lending, where it lends */
 		tap_bail("cannot mark: %s", strerror(errno));
 	suspender_start(s);
 	if (mark(true, false))
@@ -674,8 +674,9 @@ int main(void)
 	tap_init("lend");
 	tracing("events/stayawake/enable", "1");
 	tracing("tracing_on", "1");
+	/* A kernel without lending has none: every case still runs (and fails) */
 	if (!loan_counts(&loans0, &returns0))
-		tap_bail("no loan counts in /sys/kernel/debug/sched/stayawake");
+		tap_diag("no loan counts in /sys/kernel/debug/sched/stayawake");
 	if (mark(true, false))
 		tap_bail("cannot mark: %s", strerror(errno));
 	wait_sources_idle();
