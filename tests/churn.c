@@ -9,7 +9,7 @@
  * boosted tasks and each task's StayAwake: line must match it; once they
  * exit, nothing is held and the system suspends.
  *
- * Every second ends in a lull without busy work: with lending, busy
+ * Every second ends in a lull of alarm sleeps only: with lending, busy
  * borrowers could keep a slow (debug) kernel boosted for the whole churn
  * and no suspend attempt would get as far as the freezer.
  */
@@ -36,7 +36,7 @@
 
 struct shared {
 	volatile int stop;
-	volatile int lull;		/* no busy work: alarm sleeps instead */
+	volatile int lull;		/* alarm sleeps only */
 	volatile int tid[NT];		/* every churning thread */
 	volatile int parked;		/* threads done churning */
 	volatile unsigned long ops;
@@ -142,7 +142,7 @@ static void *churn(void *arg)
 		pid_t other = sh->tid[r % NT];
 		unsigned int op = r % 8;
 
-		if (sh->lull && op == 7)
+		if (sh->lull)
 			op = 5;
 		switch (op) {
 		case 0:
