@@ -294,9 +294,9 @@ enum who { BOOSTED, ALARM_SLEEPER };
 /*
  * A child that marks itself (sched_setattr, SCHED_FLAG_KEEP_ALL |
  * SCHED_FLAG_STAYAWAKE, lending nothing: its "ready" must not lend this
- * process a boost that would refuse hibernation for it) and then waits in pause() (boosted) or in
- * clock_nanosleep(CLOCK_BOOTTIME_ALARM, 60 s) (deboosted). Returns once the
- * kernel shows it so; bails if it never does.
+ * process a boost that would refuse hibernation for it) and then waits in
+ * pause() (boosted) or in clock_nanosleep(CLOCK_BOOTTIME_ALARM, 60 s)
+ * (deboosted). Returns once the kernel shows it so; bails if it never does.
  */
 static void start_child(enum who who)
 {

@@ -114,12 +114,12 @@ void wait_sources_idle(void);
 /* The uapi struct sched_param clashes with glibc's: take only sched_attr. */
 #define sched_param __uapi_sched_param
 #include <linux/sched/types.h>
+#undef sched_param
 #ifndef SCHED_FLAG_STAYAWAKE_NOLEND
 /* The headers of a kernel before lending: the tests still build, and say
  * what such a kernel does with the flag */
 #define SCHED_FLAG_STAYAWAKE_NOLEND 0x100
 #endif
-#undef sched_param
 
 int sys_sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags);
 int sys_sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size,
