@@ -118,7 +118,7 @@ help:
 	@echo "  selftests  the kernel's timer/rtc selftests, patched vs vanilla"
 	@echo "  fuzz       trinity as nobody for SECONDS=N (default 600), then checks"
 	@echo "  bench      wakeup cost, duty cycle, footprint, turnaround (long)"
-	@echo "  demo       the RFC's scenario under autosleep, live, then an SVG"
+	@echo "  demo       the RFC's scenario under autosleep, live, then an SVG (KEY=1: a key midway)"
 	@echo "  clean      remove build/\$$ARCH;  distclean: all of build/"
 	@echo ""
 	@echo "Outputs: build/\$$ARCH/ (console.log, kernel/, tests/, initramfs.cpio)"
@@ -390,7 +390,8 @@ fuzz: fuzz-args $(GUEST) $(OUT)/fuzz.cpio
 	$(call judged-boot,run,$(OUT)/console-fuzz.log,$(ARCH)-fuzz)
 
 # The RFC's scenario, live on the console, then a picture of it.
-demo: APPEND += loglevel=4 sa.demo
+# KEY=1: the host presses the power key midway (arm64: it wakes the system)
+demo: APPEND += loglevel=4 sa.demo$(if $(filter 1,$(KEY)),=key)
 demo: $(GUEST)
 	@echo "  DEMO    $(ARCH) guest: the RFC's scenario under autosleep (about a minute)"
 	@$(QENV) TIMEOUT=150 boot/run-qemu.sh run 2>&1 | tee $(OUT)/demo.log | \

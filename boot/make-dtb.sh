@@ -4,6 +4,7 @@
 # options the guest boots with) and add a PSCI retention idle state to every
 # CPU. Without a cpuidle state s2idle never freezes timekeeping, so
 # CLOCK_MONOTONIC would keep running across a suspend and could not witness it.
+# Mark the power key a wakeup source, so that a key press wakes the system.
 #
 #   make-dtb.sh OUT.dtb [uboot]   (QEMU_* settings in the environment)
 set -eu
@@ -42,6 +43,12 @@ DTS
 		i=$((i + 1))
 	done
 	printf '\t};\n};\n'
+	# virt's power key (gpio-keys on the PL061; QMP system_powerdown
+	# presses it) wakes the system, as a board's power key does. With
+	# U-Boot as firmware virt has no PL061, and no key to mark.
+	if grep -q 'compatible = "gpio-keys"' "$tmp.dts"; then
+		printf '\n&{/gpio-keys/poweroff} {\n\twakeup-source;\n};\n'
+	fi
 } >>"$tmp.dts"
 
 dtc -q -I dts -O dtb -o "$out" "$tmp.dts"

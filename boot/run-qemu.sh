@@ -6,7 +6,9 @@
 #   run-qemu.sh dumpdtb FILE [uboot]
 #                              write QEMU's own device tree (same options;
 #                              with U-Boot as firmware virt omits the PL061)
-#   run-qemu.sh run            boot, console on stdio, hard host timeout
+#   run-qemu.sh run            boot, console on stdio, hard host timeout;
+#                              boot/host-requests.sh answers the guest's
+#                              requests through QMP (sa.host=qmp tells it)
 #   run-qemu.sh interactive    boot for a person (no timeout)
 #   run-qemu.sh uboot          boot through U-Boot (-bios), the FIT image put
 #                              in RAM, U-Boot's environment in pflash 1
@@ -49,9 +51,22 @@ dumpdtb)
 	;;
 run)
 	: "${TIMEOUT:?}"
-	# The guest powers off by itself; the timeout catches a hang.
-	eval "timeout -k 10 $TIMEOUT $QEMU_BIN $(base_args) $(boot_args)" \
-		</dev/null
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+	mkfifo "$dir/console"
+	"$(dirname "$0")/host-requests.sh" "$dir/qmp" <"$dir/console" &
+	APPEND="${APPEND:-} sa.host=qmp"
+	# The guest powers off by itself; the timeout catches a hang. The
+	# console goes to stdout and to the helper; QEMU's status is ours.
+	{
+		rc=0
+		eval "timeout -k 10 $TIMEOUT $QEMU_BIN $(base_args)" \
+			"$(boot_args) -qmp unix:$dir/qmp,server=on,wait=off" \
+			</dev/null || rc=$?
+		echo "$rc" >"$dir/rc"
+	} | tee "$dir/console"
+	wait
+	exit "$(cat "$dir/rc")"
 	;;
 interactive)
 	eval "exec $QEMU_BIN $(base_args) $(boot_args)"

@@ -6,6 +6,11 @@
  * again; an unimportant task runs meanwhile. Prints a
  * live timeline from the kernel's trace events, then the raw events
  * (lines starting "@ ") for demo/timeline.sh on the host.
+ *
+ * With sa.demo=key (make demo KEY=1) the set also holds the power key's
+ * event device, and the host presses the key 2 s into the second sleep
+ * (boot/host-requests.sh): the key wakes the system before the alarm, and
+ * the worker reads it boosted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,17 +22,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/input.h>
 #include <linux/sched.h>	/* SCHED_STAYAWAKE, from the patched tree */
 
 #define TR "/sys/kernel/tracing/"
 #define CYCLES 3
 #define WORK_MS 1500
 #define SLEEP_S 5
+#define PRESS_S 2
 
 static int put(const char *path, const char *s)
 {
@@ -68,8 +76,48 @@ static void background(void)
 	}
 }
 
-/* The event loop's one wait: until the alarm timerfd fires in @secs */
-static void wait_alarm(int ep, int tfd, int secs)
+/* The first event device that has KEY_POWER, opened non-blocking; or -1 */
+static int open_power_key(void)
+{
+	unsigned long bits[KEY_CNT / (8 * sizeof(long)) + 1];
+	char path[32];
+	int i, fd;
+
+	for (i = 0; i < 32; i++) {
+		snprintf(path, sizeof(path), "/dev/input/event%d", i);
+		fd = open(path, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		memset(bits, 0, sizeof(bits));
+		if (ioctl(fd, EVIOCGBIT(EV_KEY, sizeof(bits)), bits) >= 0 &&
+		    bits[KEY_POWER / (8 * sizeof(long))] &
+		    (1UL << (KEY_POWER % (8 * sizeof(long)))))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/* Whether the key's file held a press; tells the trace so (the timeline) */
+static bool read_key(int key)
+{
+	struct input_event ev[16];
+	bool down = false;
+	ssize_t n;
+	int i;
+
+	while ((n = read(key, ev, sizeof(ev))) > 0)
+		for (i = 0; i < n / (ssize_t)sizeof(*ev); i++)
+			down |= ev[i].type == EV_KEY &&
+				ev[i].code == KEY_POWER && ev[i].value == 1;
+	if (down)
+		put(TR "trace_marker", "stayawake-demo: worker read KEY_POWER");
+	return down;
+}
+
+/* The event loop's one wait: until the alarm timerfd fires in @secs, or a
+ * press of the power key (@key, if not -1) */
+static void wait_alarm(int ep, int tfd, int key, int secs)
 {
 	struct itimerspec its = { .it_value = { .tv_sec = secs } };
 	struct epoll_event ev;
@@ -78,13 +126,30 @@ static void wait_alarm(int ep, int tfd, int secs)
 	timerfd_settime(tfd, 0, &its, NULL);
 	for (;;) {
 		/* Unmarked, the freezer ends it with EINTR: loops retry */
-		if (epoll_wait(ep, &ev, 1, -1) == 1 && ev.data.fd == tfd &&
+		if (epoll_wait(ep, &ev, 1, -1) != 1)
+			continue;
+		if (ev.data.fd == tfd &&
 		    read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
+			return;
+		if (ev.data.fd == key && read_key(key))
 			return;
 	}
 }
 
-static void worker(int cmd)
+/* Ask the host to press the power key @secs from now (a console line) */
+static void press_key(int secs)
+{
+	char req[48];
+	int fd = open("/dev/console", O_WRONLY | O_NOCTTY);
+
+	snprintf(req, sizeof(req), "\nSTAYAWAKE-HOST press-power %d\n", secs);
+	if (fd < 0 || write(fd, req, strlen(req)) < 0)
+		perror("demo: /dev/console");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void worker(int cmd, int key)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct sched_param sp = { 0 };
@@ -106,8 +171,11 @@ static void worker(int cmd)
 	}
 	ev.data.fd = cmd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, cmd, &ev);
+	ev.data.fd = key;
+	if (key >= 0)
+		epoll_ctl(ep, EPOLL_CTL_ADD, key, &ev);
 	/* A first round with autosleep still off, for `stayawake list`. */
-	wait_alarm(ep, tfd, 2);
+	wait_alarm(ep, tfd, -1, 2);
 	busy_ms(1000);
 	/* Marked first, so the system stays up until our first sleep. */
 	if (put("/sys/power/autosleep", "mem"))
@@ -116,7 +184,10 @@ static void worker(int cmd)
 		busy_ms(WORK_MS);
 		if (i == CYCLES - 1)
 			break;
-		wait_alarm(ep, tfd, SLEEP_S);
+		/* The key midway: in the second sleep, before its alarm */
+		if (key >= 0 && i == 1)
+			press_key(PRESS_S);
+		wait_alarm(ep, tfd, key, SLEEP_S);
 	}
 	/* Still marked: once we are gone nothing would wake the system. */
 	put("/sys/power/autosleep", "off");
@@ -203,6 +274,8 @@ static void say(const char *line, double t0)
 		 * caught up with the sleep there. */
 		suspended = false;
 		snprintf(what, sizeof(what), "%-10s awake", "system");
+	} else if (strstr(ev, "stayawake-demo: worker read KEY_POWER")) {
+		snprintf(what, sizeof(what), "%-10s read KEY_POWER", "worker");
 	} else if (sscanf(ev, "wakeup_source_activate: %63s", name) == 1 &&
 		   strcmp(name, "autosleep")) {
 		snprintf(what, sizeof(what), "%-10s %s", "wakeup", name);
@@ -217,8 +290,10 @@ int main(void)
 	static char buf[1 << 20];
 	size_t used = 0, start = 0;
 	double b0, m0, b1, m1, t0;
-	int fd, st, cmd[2];
+	int fd, st, cmd[2], key = -1;
+	char cmdline[1024] = "";
 	pid_t bg, wk;
+	FILE *f;
 
 	put(TR "tracing_on", "0");
 	put(TR "trace_clock", "boot");	/* counts the suspended time too */
@@ -235,6 +310,17 @@ int main(void)
 		return 1;
 	}
 
+	f = fopen("/proc/cmdline", "r");
+	if (f && !fgets(cmdline, sizeof(cmdline), f))
+		cmdline[0] = 0;
+	if (f)
+		fclose(f);
+	if (strstr(cmdline, "sa.demo=key")) {
+		key = strstr(cmdline, "sa.host=qmp") ? open_power_key() : -1;
+		printf(key < 0 ? "demo: no power key, or no host to press it: no key\n" :
+		       "demo: the power key is in the worker's set; the host presses it "
+		       "%d s into its second sleep\n", PRESS_S);
+	}
 	printf("stayawake demo: 'worker' is marked SCHED_STAYAWAKE and works %.1f s,\n"
 	       "then waits %d s in epoll_wait on a CLOCK_BOOTTIME_ALARM timerfd and a\n"
 	       "pipe, %d times, under autosleep;\n"
@@ -253,7 +339,7 @@ int main(void)
 	}
 	wk = fork();
 	if (!wk)
-		worker(cmd[0]);
+		worker(cmd[0], key);
 	preview(wk);
 	printf("The kernel's trace, as it happens:\n\n"
 	       "     time     who        state\n");

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Draw the demo's timeline as SVG from the raw trace lines ("@ ...") the
-# guest printed: system awake/suspended, the worker's boost state, and the
-# wakeup sources as they fire.
+# guest printed: system awake/suspended, the worker's boost state, the keys
+# it read (make demo KEY=1), and the wakeup sources as they fire.
 #
 #   timeline.sh CONSOLE_LOG OUT.svg [LABEL]
 set -eu
@@ -42,6 +42,8 @@ $1 == "t0" { t0 = $2; next }
 		why = $0; sub(/.*reason=/, "", why)
 		st = (ev == "deboost") ? "deboosted" : (ev == "unmark") ? "off" : "boosted"
 		wk_t[++nwk] = t; wk_s[nwk] = st; wk_r[nwk] = why
+	} else if ($0 ~ /stayawake-demo: worker read KEY_POWER/) {
+		key_t[++nkey] = t
 	} else if ($0 ~ /wakeup_source_activate: /) {
 		name = $0; sub(/.*wakeup_source_activate: /, "", name); sub(/ .*/, "", name)
 		if (name == "autosleep")
@@ -62,11 +64,11 @@ END {
 	if (tmax <= 0)
 		tmax = 1
 	tmax += 0.5
-	h = 170 + 18 * nrows
+	h = 210 + 18 * nrows
 	printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", h
 	printf "<rect width=\"1000\" height=\"%d\" fill=\"white\"/>\n", h
-	printf "<text x=\"10\" y=\"20\" font-size=\"15\">stayawake demo (%s): the worker waits for an alarm in epoll_wait, the system suspends, the RTC wakes it</text>\n", title
-	print "<text x=\"10\" y=\"63\">system</text><text x=\"10\" y=\"103\">worker</text><text x=\"10\" y=\"143\">wakeup</text>"
+	printf "<text x=\"10\" y=\"20\" font-size=\"15\">stayawake demo (%s): the worker waits for an alarm in epoll_wait, the system suspends, the RTC or a key wakes it</text>\n", title
+	print "<text x=\"10\" y=\"63\">system</text><text x=\"10\" y=\"103\">worker</text><text x=\"10\" y=\"143\">input</text><text x=\"10\" y=\"183\">wakeup</text>"
 	# system: awake unless a machine_suspend span says otherwise
 	prev = 0; state = "awake"
 	for (i = 1; i <= nsys; i++) {
@@ -84,12 +86,15 @@ END {
 	}
 	if (state != "off")
 		band(85, prev, tmax, state == "boosted" ? "#f90" : "#fdb", state)
+	# input: each key the worker read, with the time
+	for (i = 1; i <= nkey; i++)
+		printf "<text x=\"%.1f\" y=\"143\" fill=\"#c30\">&#9660; KEY_POWER</text>\n", x(key_t[i]) - 5
 	for (i = 1; i <= nws; i++) {
-		y = 130 + 18 * row[ws_n[i]]
+		y = 170 + 18 * row[ws_n[i]]
 		printf "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#36c\" stroke-width=\"2\"/>\n", x(ws_t[i]), x(ws_t[i]), y, y + 14
 	}
 	for (n in row)
-		printf "<text x=\"975\" y=\"%d\" font-size=\"10\" text-anchor=\"end\" fill=\"#36c\">%s</text>\n", 141 + 18 * row[n], n
+		printf "<text x=\"975\" y=\"%d\" font-size=\"10\" text-anchor=\"end\" fill=\"#36c\">%s</text>\n", 181 + 18 * row[n], n
 	for (s = 0; s <= tmax; s += 2)
 		printf "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#555\">%d s</text>\n", x(s), h - 8, s
 	printf "<text x=\"600\" y=\"20\" font-size=\"10\" fill=\"#555\" transform=\"translate(0,12)\">green awake, grey suspended; orange boosted, pale deboosted</text>\n"

@@ -658,14 +658,16 @@ int irq_number(const char *name)
 
 const char *platform(const char *key)
 {
-	static char val[64];
-	char line[128], k[32];
+	static char val[128];
+	char line[192], k[32];
 	FILE *f = fopen("/etc/platform", "r");
 	bool found = false;
 
+	/* The value is the rest of the line: a reason may have spaces */
 	while (f && !found && fgets(line, sizeof(line), f))
 		found = line[0] != '#' &&
-			sscanf(line, "%31s %63s", k, val) == 2 && !strcmp(k, key);
+			sscanf(line, "%31s %127[^\n]", k, val) == 2 &&
+			!strcmp(k, key);
 	if (f)
 		fclose(f);
 	if (!found)

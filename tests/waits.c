@@ -41,20 +41,24 @@ void suspender_start(struct suspender *s)
 	 * Never outlive the test: alone, it would suspend with no alarm set.
 	 * A write already in the kernel when the test dies (unmarking it)
 	 * may still suspend: an alarm of our own ends any sleep within
-	 * SAFETY_S (not marked, we hold nothing awake).
+	 * SAFETY_S (not marked, we hold nothing awake). A timerfd's alarm
+	 * is queued again only when it is read: read it on every pass.
 	 */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(0);
-	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	fd = timerfd_create(CLOCK_BOOTTIME_ALARM, TFD_NONBLOCK);
 	if (fd < 0 || timerfd_settime(fd, 0, &safety, NULL))
 		_exit(1);
 	for (;;) {
 		int err = write_str("/sys/power/state", "mem");
 		long *n = !err ? &s->n->suspends :
 			  err == -EBUSY ? &s->n->refused : &s->n->other;
+		uint64_t ticks;
 
 		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+		if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+			_exit(1);
 	}
 }
 
