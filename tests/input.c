@@ -154,20 +154,28 @@ static void keep_waiting(void)
 	timer_settime(give_up_timer, 0, &off, NULL);
 }
 
+/* Whether @n bytes of events at @ev hold a press of KEY_POWER */
+static bool power_down(const struct input_event *ev, ssize_t n)
+{
+	bool down = false;
+	int i;
+
+	for (i = 0; i < n / (ssize_t)sizeof(*ev); i++)
+		down |= ev[i].type == EV_KEY && ev[i].code == KEY_POWER &&
+			ev[i].value == 1;
+	return down;
+}
+
 /* Read what is queued on @fd (non-blocking); true if KEY_POWER went down. */
 static bool drain(int fd, bool *down)
 {
 	struct input_event ev[16];
 	int flags = fcntl(fd, F_GETFL);
 	ssize_t n;
-	int i;
 
 	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 	while ((n = read(fd, ev, sizeof(ev))) > 0)
-		for (i = 0; i < n / (ssize_t)sizeof(*ev); i++)
-			if (ev[i].type == EV_KEY && ev[i].code == KEY_POWER &&
-			    ev[i].value == 1)
-				*down = true;
+		*down |= power_down(ev, n);
 	fcntl(fd, F_SETFL, flags);
 	return *down;
 }
@@ -182,7 +190,7 @@ static int wait_key(enum key_wait w, int fd, bool *down)
 	struct epoll_event ee = { .events = EPOLLIN };
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct input_event ev[16];
-	int ep, n, err = 0, i;
+	int ep, n, err = 0;
 
 	switch (w) {
 	case KW_READ:
@@ -191,10 +199,7 @@ static int wait_key(enum key_wait w, int fd, bool *down)
 		while (n < 0 && errno == EINTR && !gave_up);
 		if (n < 0)
 			return errno;
-		for (i = 0; i < n / (int)sizeof(*ev); i++)
-			if (ev[i].type == EV_KEY && ev[i].code == KEY_POWER &&
-			    ev[i].value == 1)
-				*down = true;
+		*down |= power_down(ev, n);
 		return 0;
 	case KW_POLL:
 		do
@@ -333,21 +338,6 @@ static bool chain_held(const char *key, char *story, size_t len)
 	return ok;
 }
 
-/* Wait up to 3 s until @pid sleeps with its StayAwake: line saying @state */
-static bool waits_in_state(pid_t pid, const char *state)
-{
-	int64_t end = clock_ns(CLOCK_MONOTONIC) + 3 * SEC_NS;
-	char buf[32];
-
-	do {
-		if (proc_sleeping(pid) &&
-		    !strcmp(proc_stayawake(pid, buf, sizeof(buf)), state))
-			return true;
-		usleep(10000);
-	} while (clock_ns(CLOCK_MONOTONIC) < end);
-	return false;
-}
-
 /* A child that tells, by its exit status, whether @pid waits deboosted */
 static pid_t watch_deboosted(pid_t pid)
 {
@@ -357,7 +347,7 @@ static pid_t watch_deboosted(pid_t pid)
 	child = fork();
 	if (child)
 		return child;
-	_exit(waits_in_state(pid, "deboosted") ? 0 : 1);
+	_exit(wait_sleeping_state(pid, "deboosted", 3) ? 0 : 1);
 }
 
 /* The trace's lines of the chain, for a case that failed */
@@ -562,7 +552,7 @@ static void nowake_case(enum key_wait w)
 	if (write_str(wakeup_path, "disabled"))
 		tap_bail("cannot write %s", wakeup_path);
 	pid = reader(true, w);
-	asleep = waits_in_state(pid, "boosted");
+	asleep = wait_sleeping_state(pid, "boosted", 3);
 	proc_stayawake(pid, state, sizeof(state));
 	tap_check(asleep, tap_case(name, "wakeup disabled: the reader waits boosted"),
 		  "StayAwake %s", state);

@@ -457,6 +457,20 @@ bool wait_stayawake_state(int pid, const char *want)
 	return true;
 }
 
+bool wait_sleeping_state(int pid, const char *want, int secs)
+{
+	int64_t end = clock_ns(CLOCK_MONOTONIC) + secs * SEC_NS;
+	char buf[32];
+
+	do {
+		if (proc_sleeping(pid) &&
+		    !strcmp(proc_stayawake(pid, buf, sizeof(buf)), want))
+			return true;
+		usleep(10000);
+	} while (clock_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
 int stayawake_mark(pid_t pid, bool on)
 {
 	struct sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER };

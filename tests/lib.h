@@ -145,6 +145,8 @@ int drop_cap(int cap);
 const char *proc_stayawake(int pid, char *buf, int len);
 /* Wait up to 5 s for that word to be @want; false if it never was. */
 bool wait_stayawake_state(int pid, const char *want);
+/* Wait up to @secs until the task sleeps ('S') with that word @want. */
+bool wait_sleeping_state(int pid, const char *want, int secs);
 /* The same for /proc/<pid>/status by name, and its real uid (~0 if not
  * read); -1 if the task is gone. */
 int proc_status(const char *pid, unsigned int *ruid, char *state, int len);

@@ -38,21 +38,6 @@ static void alarm_sleep(int clock, int secs)
 	clock_nanosleep(clock, 0, &ts, NULL);
 }
 
-/* Wait until @pid sleeps with its StayAwake: line saying @state. */
-static bool wait_state(int pid, const char *state)
-{
-	int64_t end = clock_ns(CLOCK_MONOTONIC) + 5 * SEC_NS;
-	char buf[16];
-
-	while (clock_ns(CLOCK_MONOTONIC) < end) {
-		if (proc_sleeping(pid) &&
-		    !strcmp(proc_stayawake(pid, buf, sizeof(buf)), state))
-			return true;
-		usleep(10000);
-	}
-	return false;
-}
-
 static void check_release(void)
 {
 	struct utsname u;
@@ -93,7 +78,7 @@ static void check_states(void)
 		spin_ms(400);
 		_exit(0);
 	}
-	ok = wait_state(pid, "deboosted");
+	ok = wait_sleeping_state(pid, "deboosted", 5);
 	tap_check(ok, "/proc status of a task in an alarm sleep says deboosted",
 		  "'%s'", proc_stayawake(pid, buf, sizeof(buf)));
 
@@ -201,7 +186,7 @@ static void check_trace(void)
 		_exit(0);				/* still marked */
 	}
 	/* The third sleep: the one after the timerfd read */
-	if (read(go[0], &c, 1) != 1 || !wait_state(pid, "deboosted"))
+	if (read(go[0], &c, 1) != 1 || !wait_sleeping_state(pid, "deboosted", 5))
 		tap_diag("child never deboosted in its last sleep");
 	kill(pid, SIGUSR1);
 	waitpid(pid, &st, 0);
