@@ -88,7 +88,7 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 
 .PHONY: help deps check-deps verdict-selftest source config kernel headers tests initramfs dtb boot \
 	test test-one test-uboot test-off test-vanilla compare-nomark fit clean distclean checkpatch bisect-check \
-	git-tree export roundtrip demo soak bench bench-boot test-variant \
+	git-tree export series roundtrip doccheck demo soak bench bench-boot test-variant \
 	selftests fuzz fuzz-args
 
 help:
@@ -113,6 +113,8 @@ help:
 	@echo "  test-vanilla  tests/order-vanilla on the kernel without the series"
 	@echo "  compare-nomark  nomark's rows: patched against vanilla, row by row"
 	@echo "  checkpatch scripts/checkpatch.pl --strict on every patch"
+	@echo "  doccheck   kernel-doc and Sphinx warnings the series adds"
+	@echo "  series     patches/ from GIT_TREE, with its 0000-cover-letter.patch"
 	@echo "  bisect-check  build after every patch, and with the feature off"
 	@echo "  soak       CYCLES=N alarm cycles under autosleep (default 200)"
 	@echo "  selftests  the kernel's timer/rtc selftests, patched vs vanilla"
@@ -470,6 +472,10 @@ git-tree: | deps
 	@scripts/git-tree.sh $(TARBALL) $(GIT_TREE) \
 		$(TOP)/patches:core $(TOP)/rtc-pl031:rtc-pl031
 
+# The series as a maintainer takes it: export also writes the cover letter
+# from patches/cover-letter.in.
+series: export
+
 export:
 	@test -d $(GIT_TREE)/.git || { echo "export: no $(GIT_TREE); make git-tree first"; exit 1; }
 	@scripts/export-series.sh $(GIT_TREE) base..core patches
@@ -499,6 +505,12 @@ bisect-check: $(KOUT)/.config | deps
 
 checkpatch: $(B)/src/.applied
 	@scripts/checkpatch-series.sh $(SRC) patches rtc-pl031
+
+# kernel-doc -none on the .c/.h files the series changes, htmldocs (Sphinx)
+# on the Documentation/ directories of its .rst files; only what the
+# unpacked tarball does not print fails. Output in build/doccheck, not SRC.
+doccheck: $(B)/src/.applied
+	@scripts/doc-check.sh $(SRC) $(TARBALL) $(B)/doccheck patches rtc-pl031
 
 clean:
 	rm -rf $(OUT)

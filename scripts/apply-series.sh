@@ -26,6 +26,8 @@ for dir in "$@"; do
 	done
 	for f in "$dir"/*.patch; do
 		[ -e "$f" ] || continue
+		# The cover letter describes the series; it is no patch.
+		[ "$(basename "$f")" = 0000-cover-letter.patch ] && continue
 		series_entries "$dir" | grep -qx "$(basename "$f")" ||
 			die "$f is listed in no series ($dir/series)"
 	done
