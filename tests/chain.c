@@ -32,9 +32,9 @@
  * retried (bounded) with the reason and the times measured.
  *
  * On arm64 the pacer itself is due when the PL031 wakes the system, fires
- * while tasks are still frozen and takes alarmtimer (0009) before the
+ * while tasks are still frozen and takes alarmtimer (0014) before the
  * PL031 hold: alarmtimer is then required to be held when the rtc core's
- * hold ends, which the rtc core's work re-arms (0008). The PL031 alarm
+ * hold ends, which the rtc core's work re-arms (0013). The PL031 alarm
  * that wakes s2idle is taken by the PM core, not the handler; the driver
  * picks it up in its noirq resume (rtc-pl031/0001), so its IRQ count stays.
  *
@@ -372,7 +372,7 @@ static int held_at(int from, int to, const char *name)
  * Link k is taken before link k - 1 lets go and still held then: the
  * driver's after the deboost, the rtc core's after the driver's, stayawake
  * after alarmtimer's. alarmtimer may have been taken before the RTC links
- * (an alarm that fired during the freeze holds it, 0009: on arm64 the RTC
+ * (an alarm that fired during the freeze holds it, 0014: on arm64 the RTC
  * wakes after the alarm it was set for, which then fires frozen); what
  * counts is that it is held when the rtc core's hold ends.
  */

@@ -281,7 +281,7 @@ int main(void)
 	pid = sleeper(false, 10);
 	snprintf(pidstr, sizeof(pidstr), "%d", pid);
 	rc = cli(AS_ROOT, out, sizeof(out), "-p", pidstr, "on", NULL);
-	/* Marked in its alarm sleep: it deboosts at once (0035) */
+	/* Marked in its alarm sleep: it deboosts at once (0027) */
 	ok = wait_stayawake_state(pid, "deboosted");
 	tap_check(rc == 0 && ok, "-p PID on marks the task",
 		  "exit %d, StayAwake %s", rc,

@@ -627,7 +627,7 @@ int main(void)
 	/*
 	 * Last: on vanilla, autosleep's worker, still waiting for the alarm's
 	 * source when autosleep goes off, arms the wakeup_count check once
-	 * that source is released (patch 0002 fixes it); no suspend follows
+	 * that source is released (patch 0001 fixes it); no suspend follows
 	 * here, and tests/order-vanilla runs nomark last.
 	 */
 	autosleep_rows();
