@@ -508,9 +508,10 @@ checkpatch: $(B)/src/.applied
 
 # kernel-doc -none on the .c/.h files the series changes, htmldocs (Sphinx)
 # on the Documentation/ directories of its .rst files; only what the
-# unpacked tarball does not print fails. Output in build/doccheck, not SRC.
-doccheck: $(B)/src/.applied
-	@scripts/doc-check.sh $(SRC) $(TARBALL) $(B)/doccheck patches rtc-pl031
+# unpatched tree (build/src/vanilla, as VARIANT=vanilla) does not print
+# fails. Output in build/doccheck, not SRC.
+doccheck: $(B)/src/.applied $(B)/src/.vanilla
+	@scripts/doc-check.sh $(SRC) $(B)/src/vanilla $(B)/doccheck patches rtc-pl031
 
 clean:
 	rm -rf $(OUT)

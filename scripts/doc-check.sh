@@ -3,10 +3,10 @@
 # The series adds no documentation warnings: kernel-doc -none on each .c and
 # .h file it changes, and the kernel's htmldocs (Sphinx) on each top
 # directory of Documentation/ holding a .rst file it changes. Each check runs
-# on the unpatched tarball too, and only what it lacks fails: 6.1 has
+# on the unpatched tree too, and only what it lacks fails: 6.1 has
 # warnings of its own in these files.
 #
-#   doc-check.sh SRC TARBALL WORKDIR SERIES_DIR...
+#   doc-check.sh SRC BASE WORKDIR SERIES_DIR...   (BASE: the unpatched tree)
 # DOCDIRS="a b", if set, are the directories Sphinx builds instead.
 set -eu
 
@@ -21,14 +21,13 @@ die() {
 	exit 1
 }
 
-[ $# -ge 4 ] || die "usage: doc-check.sh SRC TARBALL WORKDIR SERIES_DIR..."
+[ $# -ge 4 ] || die "usage: doc-check.sh SRC BASE WORKDIR SERIES_DIR..."
 # make -C would read a relative O= from inside the tree.
 src=$(readlink -f "$1")
-tarball=$2
+base=$(readlink -f "$2")
 mkdir -p "$3"
 work=$(readlink -f "$3")
 shift 3
-base=$work/base
 out=$work/out
 [ -x "$src/scripts/kernel-doc" ] || die "$src is no kernel tree"
 command -v sphinx-build >/dev/null || die "no sphinx-build: make deps"
@@ -55,16 +54,6 @@ for dir in "$@"; do
 		sed -n 's|^+++ b/\([^	]*\).*|\1|p' "$dir/$p"
 	done
 done | sort -u >"$work/files"
-
-# The unpatched tree, unpacked again only for another tarball.
-stamp=$(ls -lL "$tarball")
-if [ "$(cat "$base/.unpacked" 2>/dev/null)" != "$stamp" ]; then
-	echo "doc-check: unpacking $tarball"
-	rm -rf "$base" "$work/linux-source-6.1"
-	tar -C "$work" -xf "$tarball"
-	mv "$work/linux-source-6.1" "$base"
-	echo "$stamp" >"$base/.unpacked"
-fi
 
 # kernel-doc, from each tree's top so it names files as the series does. A
 # file the series adds has nothing to compare with; one it adds and removes
