@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -537,6 +538,55 @@ static void check_idle_pool(void)
 		  "%d horizon returns (of %d workers)", horizon, POOL);
 }
 
+/*
+ * A jiffies sleep beyond 2^32 microseconds (a socket timeout of 71.6
+ * minutes): converted to time in 32 bits it would wrap to under a jiffy,
+ * inside the horizon, and the borrower would keep its loan while it sleeps.
+ */
+static void check_long_jiffies_sleep(void)
+{
+	static const char name[] =
+		"a 71.6-minute socket timeout gives back beyond the horizon";
+	struct timeval tv = { 4294, 967297 };	/* 2^32 us, rounded up */
+	int sv[2], rep[2], err = 0, lent = 0, horizon = 0, lender = -1;
+	pid_t pid;
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || pipe(rep))
+		tap_bail("%s: %s", name, strerror(errno));
+	if (setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		err = -errno;
+	pid = err ? -1 : fork();
+	if (!pid) {
+		while (recvfrom(sv[1], &c, 1, 0, NULL, NULL) == 1)
+			if (write(rep[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	if (pid > 0 && !wait_blocked_in(pid, SYS_recvfrom, 5))
+		err = -ETIMEDOUT;
+	trace_clear();
+	/* This task is boosted: the wakeup lends, the next recv() sleeps */
+	if (!err && (write(sv[0], "j", 1) != 1 || read(rep[0], &c, 1) != 1))
+		err = -EPROTO;
+	if (!err && !wait_blocked_in(pid, SYS_recvfrom, 5))
+		err = -ETIMEDOUT;
+	if (!err) {
+		lent = loan_events("stayawake_lend:", pid, "reason=wakeup");
+		horizon = loan_events("stayawake_return:", pid,
+				      "reason=horizon");
+		lender = proc_lender(pid);
+	}
+	tap_check(!err && lent >= 1 && horizon >= 1 && lender == 0, name,
+		  "err %d, %d wakeup loans, %d horizon returns, "
+		  "borrows from %d", err, lent, horizon, lender);
+	close(sv[0]);
+	reap(pid);
+	close(sv[1]);
+	close(rep[0]);
+	close(rep[1]);
+}
+
 /* ---- wakeups that lend nothing ---- */
 
 /* A child that sleeps in @how, then reports whom it borrowed from */
@@ -670,6 +720,7 @@ static void check_nolend_abi(void)
 int main(void)
 {
 	long loans0 = 0, returns0 = 0, loans = 0, returns = 0;
+	bool counted;
 
 	tap_init("lend");
 	tracing("events/stayawake/enable", "1");
@@ -684,6 +735,7 @@ int main(void)
 		check_handoff(h);
 	check_chain();
 	check_idle_pool();
+	check_long_jiffies_sleep();
 	for (int q = 0; q < Q_COUNT; q++)
 		check_quiet(q);
 	/* No suspender runs here: unmarks and marks are safe */
@@ -691,9 +743,10 @@ int main(void)
 	check_nolend_abi();
 	/* Every loan of this test is back, none counted twice */
 	wait_sources_idle();
-	tap_check(loan_counts(&loans, &returns) &&
-		  loans - loans0 == returns - returns0 && loans > loans0 &&
-		  !stayawake_source_active(),
+	/* Read before tap_check(): its arguments have no order */
+	counted = loan_counts(&loans, &returns);
+	tap_check(counted && loans - loans0 == returns - returns0 &&
+		  loans > loans0 && !stayawake_source_active(),
 		  "every loan given back, the stayawake source idle",
 		  "%ld loans, %ld returns, source %s", loans - loans0,
 		  returns - returns0, stayawake_source_str());
