@@ -128,9 +128,18 @@ help:
 deps:
 	@scripts/deps.sh
 
+# The kernel's KTAP parser (kunit.py parse), alone from the tarball: the
+# verdict checks that it reads the console as the verdict does.
+KUNIT    := $(B)/kunit/tools/testing/kunit/kunit.py
+$(KUNIT): | deps
+	@rm -rf $(B)/kunit && mkdir -p $(B)/kunit
+	@tar -C $(B)/kunit --strip-components=1 -xJf $(TARBALL) \
+		linux-source-6.1/tools/testing/kunit
+	@touch $@
+
 # The verdict itself: a run as planned is green, each shortfall red.
-verdict-selftest:
-	@for a in $(ARCHES); do scripts/verdict-selftest.sh $$a || exit 1; done
+verdict-selftest: $(KUNIT)
+	@for a in $(ARCHES); do KUNIT=$(KUNIT) scripts/verdict-selftest.sh $$a || exit 1; done
 
 # After deps: every command the host runs comes from a package deps installs.
 check-deps: deps
@@ -238,6 +247,7 @@ $(B)/host/gen_init_cpio: $(B)/src/.applied
 initramfs: $(OUT)/initramfs.cpio
 
 $(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init boot/badness \
+		       boot/ktap.awk boot/case-id.awk \
 		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order \
 		       tests/platform/$(ARCH) \
 		       $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
@@ -285,7 +295,7 @@ $(OUT)/uboot-flash1.img: boot/uboot-env.txt FORCE | deps
 
 # ---- booting and judging ----------------------------------------------------
 
-GUEST := kernel initramfs $(DTB) $(SWAP_IMG)
+GUEST := kernel initramfs $(DTB) $(SWAP_IMG) $(KUNIT)
 
 # Sparse: the host writes nothing until the guest does.
 $(OUT)/swap.img: FORCE
@@ -306,7 +316,7 @@ bench-boot: kernel $(SWAP_IMG)
 # The normal guest's initramfs on this VARIANT's kernel, judged, e.g.
 # make VARIANT=vanilla APPEND=sa.tests=nofeature test-variant
 test-variant: QENV_EXTRA = $(BASE_GUEST)
-test-variant: kernel $(SWAP_IMG)
+test-variant: kernel $(SWAP_IMG) $(KUNIT)
 	@test -f $(BASE_OUT)/initramfs.cpio || \
 		{ echo "test-variant: make ARCH=$(ARCH) initramfs first"; exit 1; }
 	$(call judged-boot,run,$(OUT)/console.log,$(ARCH)$(DSFX))
@@ -367,7 +377,7 @@ soak: APPEND += sa.tests=soak sa.cycles=$(CYCLES) sa.timeout=$(SOAK_S)
 soak: TIMEOUT = $(shell echo $$(( $(SOAK_S) + 300 )))
 soak: $(GUEST)
 	$(call judged-boot,run,$(OUT)/console-soak.log,$(ARCH)-soak)
-	@grep -h '^# soak:' $(OUT)/console-soak.log
+	@sed -n 's/^ *# soak:/# soak:/p' $(OUT)/console-soak.log
 
 # trinity (Debian's, dynamically linked, with its libc) as nobody for
 # SECONDS, the scheduling and timer syscalls in focus; then tests/fuzz.c
@@ -438,8 +448,8 @@ define judged-boot
 	@rm -f $(2) $(2).summary
 	@echo "  BOOT    $(3) ($(QEMU_BIN) -M $(QEMU_MACHINE), $(1), timeout $(TIMEOUT) s)"
 	@rc=0; $(QENV) boot/run-qemu.sh $(1) >$(2) 2>&1 || rc=$$?; \
-		grep -E '^(not )?ok |^# |STAYAWAKE-RESULT' $(2) || true; \
-		PLAN="$(PLAN)" boot/verdict.sh $(3) $(2) $$rc
+		grep -E '^ *(not )?ok |^ *# |STAYAWAKE-RESULT' $(2) || true; \
+		PLAN="$(PLAN)" KUNIT=$(KUNIT) boot/verdict.sh $(3) $(2) $$rc
 endef
 
 test-one: $(GUEST)
@@ -459,7 +469,7 @@ compare-nomark:
 	@scripts/compare-nomark.sh $(ARCH) $(VANILLA_OUT)/console.log \
 		$(OUT)/console.log $(VANILLA_OUT)/nomark-compare
 
-test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img $(SWAP_IMG)
+test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img $(SWAP_IMG) $(KUNIT)
 	$(call judged-boot,uboot,$(OUT)/console-uboot.log,$(ARCH)-uboot)
 
 # ---- maintainer workflow ---------------------------------------------------

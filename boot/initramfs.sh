@@ -36,6 +36,8 @@ file /bench/dutycycle $benchdir/dutycycle 0755 0 0
 file /init $init 0755 0 0
 dir /etc 0755 0 0
 file /etc/badness $(dirname "$init")/badness 0644 0 0
+file /etc/ktap.awk $(dirname "$init")/ktap.awk 0644 0 0
+file /etc/case-id.awk $(dirname "$init")/case-id.awk 0644 0 0
 file /etc/platform $platform 0644 0 0
 file /tests/order $testdir/order 0644 0 0
 LIST

@@ -21,10 +21,11 @@ trap 'rm -rf "$tmp"' EXIT
 rm -f "$out.md" "$out.summary"
 mkdir -p "$(dirname "$out")"
 
-# "CASE<TAB>RESULT" per nomark case line, in the console's order.
+# "CASE<TAB>RESULT" per nomark case line (KTAP: its ID after nomark_), in
+# the console's order.
 rows() {
 	tr -d '\r' <"$1" |
-		sed -n -E 's/^(not )?ok [0-9]+ nomark: (.*) # got "([^"]*)".*/\2\t\3/p'
+		sed -n -E 's/^ *(not )?ok [0-9]+ nomark_([a-z0-9_]*) # got "([^"]*)".*/\2\t\3/p'
 }
 
 red=0
