@@ -86,7 +86,7 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 	    UBOOT_BIN=$(UBOOT_BIN) UBOOT_FLASH=$(OUT)/uboot-flash1.img \
 	    FIT=$(OUT)/stayawake.itb FIT_ADDR=$(FIT_ADDR) $(QENV_EXTRA)
 
-.PHONY: help deps check-deps verdict-selftest source config kernel headers tests initramfs dtb boot \
+.PHONY: help deps check-deps verdict-selftest ci-lint source config kernel headers tests initramfs dtb boot \
 	test test-one test-uboot test-off test-vanilla compare-nomark fit clean distclean checkpatch bisect-check \
 	git-tree export series roundtrip doccheck demo soak bench bench-boot test-variant \
 	selftests fuzz fuzz-args
@@ -99,6 +99,7 @@ help:
 	@echo "  deps       install missing Debian packages (as root)"
 	@echo "  check-deps deps is complete: each command the host runs has its package"
 	@echo "  verdict-selftest  the verdict goes red for each way a run falls short"
+	@echo "  ci-lint    .gitlab-ci.yml and .github/workflows against their schemas; JOB=NAME runs that GitLab job here"
 	@echo "  source     unpack linux-source-6.1 into build/src, apply the series"
 	@echo "  config     allnoconfig + arch-configs fragments, verified"
 	@echo "  kernel     build the guest kernel (ccache in \$$CCACHE_DIR)"
@@ -136,6 +137,12 @@ $(KUNIT): | deps
 	@tar -C $(B)/kunit --strip-components=1 -xJf $(TARBALL) \
 		linux-source-6.1/tools/testing/kunit
 	@touch $@
+
+# The CI files against GitLab's and GitHub's schemas, with the linters
+# pinned in .ci/package-lock.json (installed into build/ci-tools).
+# JOB=NAME: then run that job of .gitlab-ci.yml here (shell executor).
+ci-lint: | deps
+	@.ci/lint.sh $(B)/ci-tools $(if $(JOB),run "$(JOB)")
 
 # The verdict itself: a run as planned is green, each shortfall red.
 verdict-selftest: $(KUNIT)

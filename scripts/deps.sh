@@ -8,12 +8,18 @@ cd "$(dirname "$0")/.."
 
 PKGS=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/deps-packages)
 
+# A package an installed one provides counts as installed: NodeSource's
+# nodejs provides npm (and conflicts with Debian's).
+provided=$(dpkg-query -W -f='${db:Status-Status} ${Provides}\n' |
+	sed -n 's/^installed //p' | tr ',' '\n' |
+	sed -e 's/(.*//' -e 's/[[:space:]]//g')
+
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	case "$st" in
 	*" installed") ;;
-	*) missing="$missing $p" ;;
+	*) printf '%s\n' "$provided" | grep -qx "$p" || missing="$missing $p" ;;
 	esac
 done
 
