@@ -100,6 +100,9 @@ help:
 	@echo "  check-deps deps is complete: each command the host runs has its package"
 	@echo "  verdict-selftest  the verdict goes red for each way a run falls short"
 	@echo "  ci-lint    .gitlab-ci.yml and .github/workflows against their schemas; JOB=NAME runs that GitLab job here"
+	@echo "  lava-job   a LAVA job in build/\$$ARCH/lava/job.yaml (QEMU device type; LAVA_BOARD=uboot: U-Boot/TFTP)"
+	@echo "  lava-run   that job here with lava-run, judged from LAVA's results and by the verdict"
+	@echo "  lava-deps  lava-dispatcher and lava-server's device types (not part of deps)"
 	@echo "  source     unpack linux-source-6.1 into build/src, apply the series"
 	@echo "  config     allnoconfig + arch-configs fragments, verified"
 	@echo "  kernel     build the guest kernel (ccache in \$$CCACHE_DIR)"
@@ -254,7 +257,7 @@ $(B)/host/gen_init_cpio: $(B)/src/.applied
 initramfs: $(OUT)/initramfs.cpio
 
 $(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init boot/badness \
-		       boot/ktap.awk boot/case-id.awk \
+		       boot/ktap.awk boot/case-id.awk boot/run-tests lava/stayawake-lava \
 		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order \
 		       tests/platform/$(ARCH) \
 		       $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
@@ -537,3 +540,6 @@ distclean:
 	rm -rf $(B)
 
 FORCE:
+
+# The suite as LAVA jobs (lava/): make lava-job, make lava-run, make lava-deps
+include lava/lava.mk

@@ -34,6 +34,8 @@ file /bin/stayawake-demo $demo 0755 0 0
 file /bench/wakeup $benchdir/wakeup 0755 0 0
 file /bench/dutycycle $benchdir/dutycycle 0755 0 0
 file /init $init 0755 0 0
+file /bin/stayawake-tests $(dirname "$init")/run-tests 0755 0 0
+file /bin/stayawake-lava $(dirname "$init")/../lava/stayawake-lava 0755 0 0
 dir /etc 0755 0 0
 file /etc/badness $(dirname "$init")/badness 0644 0 0
 file /etc/ktap.awk $(dirname "$init")/ktap.awk 0644 0 0
