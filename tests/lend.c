@@ -337,6 +337,37 @@ static int handoff(enum handoff h, struct job_report *r, int64_t *wake,
 	return err;
 }
 
+/* On a failure: the case's last loans, boosts and suspend steps, from
+ * the trace */
+#define SHOW_LINES 80
+static void show_trace(void)
+{
+	static const char *const keep[] = {
+		"stayawake_", "suspend_enter", "freeze_processes",
+		"machine_suspend", "s2idle",
+	};
+	static char last[SHOW_LINES][512];
+	FILE *f = fopen(TR "trace", "r");
+	char line[512];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+			if (strstr(line, keep[i])) {
+				line[strcspn(line, "\n")] = 0;
+				snprintf(last[n++ % SHOW_LINES], sizeof(last[0]),
+					 "%s", line);
+				break;
+			}
+	}
+	if (f)
+		fclose(f);
+	for (int i = n > SHOW_LINES ? n - SHOW_LINES : 0; i < n; i++)
+		tap_diag("trace: %s", last[i % SHOW_LINES]);
+}
+
 /* The job kept the system awake; it slept within 1 s of the job's end */
 static void check_job(const char *name, int err, const struct job_report *r,
 		      int lender, int64_t wake, const struct clock_pair *a,
@@ -345,10 +376,12 @@ static void check_job(const char *name, int err, const struct job_report *r,
 	int64_t left = wake - r->end_boot;
 	int64_t slept = clock_pair_suspended_ns(a, b);
 
-	tap_check(!err && r->suspended_ns < NO_SUSPEND_NS && r->lender == lender,
-		  tap_case(name, "no suspend while the job runs"),
-		  "err %d, suspended %lld ns in the job, borrowed from %d (want %d)",
-		  err, (long long)r->suspended_ns, r->lender, lender);
+	if (!tap_check(!err && r->suspended_ns < NO_SUSPEND_NS &&
+		       r->lender == lender,
+		       tap_case(name, "no suspend while the job runs"),
+		       "err %d, suspended %lld ns in the job, borrowed from %d (want %d)",
+		       err, (long long)r->suspended_ns, r->lender, lender))
+		show_trace();
 	tap_check(!err && left > SEC_NS && slept >= left - SEC_NS - rtc_early_ns(),
 		  tap_case(name, "suspends within 1 s of the end"),
 		  "%lld ms left after the job, %lld ms suspended",
@@ -724,6 +757,8 @@ int main(void)
 
 	tap_init("lend");
 	tracing("events/stayawake/enable", "1");
+	/* suspend_enter, freeze_processes, machine_suspend: for show_trace() */
+	tracing("events/power/suspend_resume/enable", "1");
 	tracing("tracing_on", "1");
 	/* A kernel without lending has none: every case still runs (and fails) */
 	if (!loan_counts(&loans0, &returns0))
@@ -751,6 +786,7 @@ int main(void)
 		  "%ld loans, %ld returns, source %s", loans - loans0,
 		  returns - returns0, stayawake_source_str());
 	tracing("tracing_on", "0");
+	tracing("events/power/suspend_resume/enable", "0");
 	tracing("events/stayawake/enable", "0");
 	return tap_done();
 }
