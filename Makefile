@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # stayawake: the one entry point. `make help` lists the targets.
 
-ARCHES := arm64 x86_64
+ARCHES := arm64 x86_64 arm
 # `make test` with no ARCH runs every arch; everything else defaults to arm64.
 ARCH_GIVEN := $(filter command line environment,$(origin ARCH))
 ARCH ?= arm64
@@ -9,11 +9,24 @@ ifeq ($(filter $(ARCH),$(ARCHES)),)
 $(error ARCH=$(ARCH) is not supported; use one of: $(ARCHES))
 endif
 include boot/$(ARCH).mk
+# The kernel version is a dimension like the arch: kernels/$(KVER).mk says
+# which tree, patches/$(KVER) and rtc-pl031/$(KVER) are its queues. KVERS
+# are the versions the matrix, checkpatch and roundtrip cover; 6.12 joins
+# them once its cells are green (see the README).
+KVERS := 6.1
+KVER ?= 6.1
+ifeq ($(wildcard kernels/$(KVER).mk),)
+$(error KVER=$(KVER) is not supported; use one of: $(basename $(notdir $(wildcard kernels/*.mk))))
+endif
+include kernels/$(KVER).mk
+QUEUES   := patches/$(KVER) rtc-pl031/$(KVER)
 
 TOP      := $(CURDIR)
 B        := $(TOP)/build
-SRC      := $(B)/src/$(if $(filter vanilla,$(VARIANT)),vanilla,linux)
-SRC_STAMP := $(B)/src/.$(if $(filter vanilla,$(VARIANT)),vanilla,applied)
+# Everything built from one kernel version: build/$(KVER)/
+KB       := $(B)/$(KVER)
+SRC      := $(KB)/src/$(if $(filter vanilla,$(VARIANT)),vanilla,linux)
+SRC_STAMP := $(KB)/src/.$(if $(filter vanilla,$(VARIANT)),vanilla,applied)
 # DEBUG=1: lockdep and friends (arch-configs/debug.config), built apart.
 DEBUG    ?=
 DSFX     := $(if $(filter 1,$(DEBUG)),-debug)
@@ -24,7 +37,7 @@ ifneq ($(filter-out off vanilla,$(VARIANT)),)
 $(error VARIANT=$(VARIANT): use off or vanilla, or leave it empty)
 endif
 DSFX     := $(DSFX)$(if $(VARIANT),-$(VARIANT))
-OUT      := $(B)/$(ARCH)$(DSFX)
+OUT      := $(KB)/$(ARCH)$(DSFX)
 KOUT     := $(OUT)/kernel
 HDR      := $(OUT)/headers
 TOUT     := $(OUT)/tests
@@ -41,12 +54,12 @@ export CCACHE_MAXSIZE ?= 5G
 # Paths relative to the checkout, so a clone elsewhere (CI) hits the cache.
 export CCACHE_BASEDIR ?= $(TOP)
 
-SERIES_FILES := patches/series rtc-pl031/series \
-		$(wildcard patches/*.patch rtc-pl031/*.patch)
+SERIES_FILES := $(addsuffix /series,$(QUEUES)) \
+		$(wildcard $(addsuffix /*.patch,$(QUEUES)))
 FRAGMENTS := arch-configs/common.config arch-configs/$(ARCH).config \
+	     $(KVER_FRAGMENTS) \
 	     $(if $(filter 1,$(DEBUG)),arch-configs/debug.config) \
 	     $(if $(VARIANT),arch-configs/variant-$(VARIANT).config)
-TARBALL  := /usr/src/linux-source-6.1.tar.xz
 TESTS    := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' $(wildcard tests/order*) | sort -u)
 # What a guest is told to run, and what its verdict expects (tests/expected/):
 # sa.tests= in APPEND, else the plan of this kernel: tests/order, or on a
@@ -89,21 +102,22 @@ QENV     = QEMU_BIN=$(QEMU_BIN) QEMU_MACHINE=$(QEMU_MACHINE) \
 .PHONY: help deps check-deps verdict-selftest ci-lint source config kernel headers tests initramfs dtb boot \
 	test test-one test-uboot test-off test-vanilla compare-nomark fit clean distclean checkpatch bisect-check \
 	git-tree export series roundtrip doccheck demo soak bench bench-boot test-variant \
-	selftests fuzz fuzz-args
+	selftests fuzz fuzz-args summaries roundtrip-one checkpatch-one matrix
 
 help:
-	@echo "stayawake: opportunistic suspend for Linux 6.1 (SCHED_STAYAWAKE)"
+	@echo "stayawake: opportunistic suspend for Linux (SCHED_STAYAWAKE)"
 	@echo ""
-	@echo "  make [ARCH=arm64|x86_64] TARGET      (default ARCH=arm64)"
+	@echo "  make [KVER=$(subst $(space),|,$(KVERS))] [ARCH=$(subst $(space),|,$(ARCHES))] TARGET"
+	@echo "  (default KVER=6.1 ARCH=arm64; make test with no ARCH: every arch)"
 	@echo ""
 	@echo "  deps       install missing Debian packages (as root)"
 	@echo "  check-deps deps is complete: each command the host runs has its package"
 	@echo "  verdict-selftest  the verdict goes red for each way a run falls short"
 	@echo "  ci-lint    .gitlab-ci.yml and .github/workflows against their schemas; JOB=NAME runs that GitLab job here"
-	@echo "  lava-job   a LAVA job in build/\$$ARCH/lava/job.yaml (QEMU device type; LAVA_BOARD=uboot: U-Boot/TFTP)"
+	@echo "  lava-job   a LAVA job in build/\$$KVER/\$$ARCH/lava/job.yaml (QEMU device type; LAVA_BOARD=uboot: U-Boot/TFTP)"
 	@echo "  lava-run   that job here with lava-run, judged from LAVA's results and by the verdict"
 	@echo "  lava-deps  lava-dispatcher and lava-server's device types (not part of deps)"
-	@echo "  source     unpack linux-source-6.1 into build/src, apply the series"
+	@echo "  source     unpack linux-source-\$$KVER into build/\$$KVER/src, apply its queues"
 	@echo "  config     allnoconfig + arch-configs fragments, verified"
 	@echo "  kernel     build the guest kernel (ccache in \$$CCACHE_DIR)"
 	@echo "  headers    headers_install of the patched tree (tests use these)"
@@ -111,34 +125,35 @@ help:
 	@echo "  initramfs  busybox-static + tests + boot/init, built without root"
 	@echo "  boot       boot the guest on this terminal (Ctrl-a x quits)"
 	@echo "  test       boot, run the suite, judge the console; no ARCH: all arches"
-	@echo "  fit        arm64: build/arm64/stayawake.itb (kernel, dtb, initramfs)"
-	@echo "  test-uboot arm64: the suite booted through U-Boot and the FIT image"
+	@echo "  fit        arm64, arm: build/\$$KVER/\$$ARCH/stayawake.itb (kernel, dtb, initramfs)"
+	@echo "  test-uboot arm64, arm: the suite booted through U-Boot and the FIT image"
 	@echo "  test-off   the no-feature plan on the series with the feature off"
 	@echo "  test-vanilla  tests/order-vanilla on the kernel without the series"
 	@echo "  compare-nomark  nomark's rows: patched against vanilla, row by row"
-	@echo "  checkpatch scripts/checkpatch.pl --strict on every patch"
+	@echo "  checkpatch scripts/checkpatch.pl --strict on every patch of every KVER"
 	@echo "  doccheck   kernel-doc and Sphinx warnings the series adds"
-	@echo "  series     patches/ from GIT_TREE, with its 0000-cover-letter.patch"
+	@echo "  series     patches/\$$KVER from GIT_TREE, with its 0000-cover-letter.patch"
 	@echo "  bisect-check  build after every patch, and with the feature off"
 	@echo "  soak       CYCLES=N alarm cycles under autosleep (default 200)"
 	@echo "  selftests  the kernel's timer/rtc selftests, patched vs vanilla"
 	@echo "  fuzz       trinity as nobody for SECONDS=N (default 600), then checks"
 	@echo "  bench      wakeup cost, duty cycle, footprint, turnaround (long)"
 	@echo "  demo       the RFC's scenario under autosleep, live, then an SVG (KEY=1: a key midway)"
-	@echo "  clean      remove build/\$$ARCH;  distclean: all of build/"
+	@echo "  matrix     every KVER x ARCH cell: make test and a soak, one table"
+	@echo "  clean      remove build/\$$KVER/\$$ARCH;  distclean: all of build/"
 	@echo ""
-	@echo "Outputs: build/\$$ARCH/ (console.log, kernel/, tests/, initramfs.cpio)"
+	@echo "Outputs: build/\$$KVER/\$$ARCH/ (console.log, kernel/, tests/, initramfs.cpio)"
 
 deps:
 	@scripts/deps.sh
 
 # The kernel's KTAP parser (kunit.py parse), alone from the tarball: the
 # verdict checks that it reads the console as the verdict does.
-KUNIT    := $(B)/kunit/tools/testing/kunit/kunit.py
+KUNIT    := $(KB)/kunit/tools/testing/kunit/kunit.py
 $(KUNIT): | deps
-	@rm -rf $(B)/kunit && mkdir -p $(B)/kunit
-	@tar -C $(B)/kunit --strip-components=1 -xJf $(TARBALL) \
-		linux-source-6.1/tools/testing/kunit
+	@rm -rf $(KB)/kunit && mkdir -p $(KB)/kunit
+	@tar -C $(KB)/kunit --strip-components=1 -xJf $(TARBALL) \
+		$(KSRC_NAME)/tools/testing/kunit
 	@touch $@
 
 # The CI files against GitLab's and GitHub's schemas, with the linters
@@ -157,32 +172,32 @@ check-deps: deps
 
 # ---- kernel source: one patched tree for every arch ----------------------
 
-source: $(B)/src/.applied
+source: $(KB)/src/.applied
 
-$(B)/src/.applied: $(SERIES_FILES) scripts/apply-series.sh | deps
-	@mkdir -p $(B)/src
-	@rm -rf $(B)/src/linux-source-6.1 $(SRC).new
+$(KB)/src/.applied: $(SERIES_FILES) scripts/apply-series.sh | deps
+	@mkdir -p $(KB)/src
+	@rm -rf $(KB)/src/$(KSRC_NAME) $(SRC).new
 	@echo "  UNPACK  $(TARBALL)"
-	@tar -C $(B)/src -xf $(TARBALL)
-	@mv $(B)/src/linux-source-6.1 $(SRC).new
-	@scripts/apply-series.sh $(SRC).new patches rtc-pl031
+	@tar -C $(KB)/src -xf $(TARBALL)
+	@mv $(KB)/src/$(KSRC_NAME) $(SRC).new
+	@scripts/apply-series.sh $(SRC).new $(QUEUES)
 	@# Files a patch touched now or last time get a new mtime, so the
 	@# incremental kernel builds never keep an object of an old hunk.
-	@cat patches/*.patch rtc-pl031/*.patch 2>/dev/null | \
-		sed -n 's|^+++ b/||p' | sort -u >$(B)/src/patched.new
-	@cat $(B)/src/patched.new $(B)/src/patched 2>/dev/null | sort -u | \
+	@cat $(addsuffix /*.patch,$(QUEUES)) 2>/dev/null | \
+		sed -n 's|^+++ b/||p' | sort -u >$(KB)/src/patched.new
+	@cat $(KB)/src/patched.new $(KB)/src/patched 2>/dev/null | sort -u | \
 		(cd $(SRC).new && xargs -r touch -c)
-	@mv $(B)/src/patched.new $(B)/src/patched
-	@rm -rf $(SRC) $(B)/src/checkpatch-root && mv $(SRC).new $(SRC)
+	@mv $(KB)/src/patched.new $(KB)/src/patched
+	@rm -rf $(SRC) $(KB)/src/checkpatch-root && mv $(SRC).new $(SRC)
 	@touch $@
 
 # The unpatched tree, for VARIANT=vanilla only.
-$(B)/src/.vanilla: | deps
-	@mkdir -p $(B)/src
-	@rm -rf $(B)/src/linux-source-6.1 $(B)/src/vanilla
+$(KB)/src/.vanilla: | deps
+	@mkdir -p $(KB)/src
+	@rm -rf $(KB)/src/$(KSRC_NAME) $(KB)/src/vanilla
 	@echo "  UNPACK  $(TARBALL) (vanilla)"
-	@tar -C $(B)/src -xf $(TARBALL)
-	@mv $(B)/src/linux-source-6.1 $(B)/src/vanilla
+	@tar -C $(KB)/src -xf $(TARBALL)
+	@mv $(KB)/src/$(KSRC_NAME) $(KB)/src/vanilla
 	@touch $@
 
 # ---- config, kernel, headers ----------------------------------------------
@@ -210,8 +225,11 @@ $(HDR)/.stamp: $(KOUT)/.config
 
 # ---- guest userland ---------------------------------------------------------
 
+# 64-bit time_t and file offsets on every arch: on 32-bit ARM the tests
+# cross the time32 ABI boundary as a 2038-safe program does.
 TEST_CFLAGS := -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	       -isystem $(HDR)/include -D_GNU_SOURCE
+	       -isystem $(HDR)/include -D_GNU_SOURCE \
+	       -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 
 BENCH_BINS := $(OUT)/bench/wakeup $(OUT)/bench/dutycycle
 tests: $(TEST_BINS) $(OUT)/tools/stayawake $(OUT)/demo/stayawake-demo \
@@ -250,13 +268,13 @@ $(OUT)/busybox: scripts/fetch-busybox.sh | deps
 	@mkdir -p $(OUT)
 	@scripts/fetch-busybox.sh $(DEB_ARCH) $@
 
-$(B)/host/gen_init_cpio: $(B)/src/.applied
-	@mkdir -p $(B)/host
+$(KB)/host/gen_init_cpio: $(KB)/src/.applied
+	@mkdir -p $(KB)/host
 	@cc -O2 -o $@ $(SRC)/usr/gen_init_cpio.c
 
 initramfs: $(OUT)/initramfs.cpio
 
-$(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init boot/badness \
+$(OUT)/initramfs.cpio: $(KB)/host/gen_init_cpio $(OUT)/busybox boot/init boot/badness \
 		       boot/ktap.awk boot/case-id.awk boot/run-tests lava/stayawake-lava \
 		       boot/initramfs.sh $(TEST_BINS) $(TOUT)/order \
 		       tests/platform/$(ARCH) \
@@ -267,7 +285,7 @@ $(OUT)/initramfs.cpio: $(B)/host/gen_init_cpio $(OUT)/busybox boot/init boot/bad
 		$(OUT)/bench $(TOUT) $(TOP)/tests/platform/$(ARCH) \
 		$(TESTS) $(TEST_HELPERS) \
 		>$(OUT)/initramfs.list
-	@$(B)/host/gen_init_cpio $(OUT)/initramfs.list >$@
+	@$(KB)/host/gen_init_cpio $(OUT)/initramfs.list >$@
 
 dtb: $(DTB)
 
@@ -275,7 +293,7 @@ $(OUT)/guest.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
 	@mkdir -p $(OUT)
 	@$(QENV) boot/make-dtb.sh $@
 
-# ---- U-Boot FIT image (arm64) ----------------------------------------------
+# ---- U-Boot FIT image (arches with UBOOT_BIN) ----------------------------------------------
 
 GUEST_BOOTARGS = console=$(CONSOLE) panic=-1 oops=panic $(GUEST_APPEND)
 
@@ -289,8 +307,11 @@ $(OUT)/guest-uboot.dtb: boot/make-dtb.sh boot/run-qemu.sh boot/$(ARCH).mk | deps
 $(OUT)/stayawake.itb: boot/stayawake.its kernel initramfs $(OUT)/guest-uboot.dtb | deps
 	@test -n "$(UBOOT_BIN)" || { echo "fit: no U-Boot path for $(ARCH)"; exit 1; }
 	@mkdir -p $(OUT)/fit
-	@# dtc resolves /incbin/ beside the .its: copy it with the data.
-	@cp boot/stayawake.its $(KOUT)/$(KIMAGE) $(OUT)/initramfs.cpio $(OUT)/fit/
+	@# dtc resolves /incbin/ beside the .its: it goes with the data.
+	@sed -e 's|@KVER@|$(KVER)|g' -e 's|@ARCH@|$(FIT_ARCH)|g' \
+	     -e 's|@KERNEL@|$(notdir $(KIMAGE))|g' -e 's|@LOAD@|$(FIT_LOAD)|g' \
+	     boot/stayawake.its >$(OUT)/fit/stayawake.its
+	@cp $(KOUT)/$(KIMAGE) $(OUT)/initramfs.cpio $(OUT)/fit/
 	@cp $(OUT)/guest-uboot.dtb $(OUT)/fit/guest.dtb
 	@cd $(OUT)/fit && mkimage -q -f stayawake.its $@
 	@echo "  FIT     $@"
@@ -300,6 +321,7 @@ $(OUT)/uboot-flash1.img: boot/uboot-env.txt FORCE | deps
 	@mkdir -p $(OUT)
 	@sed -e 's|@BOOTARGS@|$(strip $(GUEST_BOOTARGS))|' \
 	     -e 's|@FIT_ADDR@|$(FIT_ADDR)|' $< >$(OUT)/uboot-env.txt
+	@true $(foreach l,$(UBOOT_ENV_EXTRA),; echo '$(l)' >>$(OUT)/uboot-env.txt)
 	@mkenvimage -s $(UBOOT_ENV_SIZE) -o $@ $(OUT)/uboot-env.txt
 	@truncate -s 64M $@
 
@@ -315,7 +337,7 @@ $(OUT)/swap.img: FORCE
 
 # make bench: see bench/run.sh. One bench boot: BENCH=wakeup|dutycycle on
 # this VARIANT's kernel with the normal guest's initramfs (and DTB).
-BASE_OUT := $(B)/$(ARCH)$(if $(filter 1,$(DEBUG)),-debug)
+BASE_OUT := $(KB)/$(ARCH)$(if $(filter 1,$(DEBUG)),-debug)
 BASE_GUEST = INITRD=$(BASE_OUT)/initramfs.cpio \
 	     $(if $(NEEDS_DTB),DTB=$(BASE_OUT)/guest.dtb)
 bench-boot: APPEND += loglevel=4 sa.bench=$(BENCH)
@@ -341,7 +363,7 @@ ST       := $(OUT)/selftests
 ST_LIST  := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' selftests/list)
 ST_NAMES := $(foreach i,$(shell seq 1 3 $(words $(ST_LIST))),$(word $(i),$(ST_LIST)))
 ST_LIMIT := $(shell sed -e 's/\#.*//' selftests/list | awk '{ s += $$3 } END { print s + 300 }')
-ST_VANILLA := $(B)/$(ARCH)$(if $(filter 1,$(DEBUG)),-debug)-vanilla/kernel/$(KIMAGE)
+ST_VANILLA := $(KB)/$(ARCH)$(if $(filter 1,$(DEBUG)),-debug)-vanilla/kernel/$(KIMAGE)
 
 $(ST)/.built: selftests/list $(HDR)/.stamp $(SRC_STAMP) | deps
 	@mkdir -p $(ST)
@@ -363,7 +385,7 @@ $(OUT)/selftests.cpio: $(ST)/.built $(OUT)/initramfs.cpio
 	   for n in $(ST_NAMES); do \
 		echo "file /selftests/$$n $(ST)/$$n 0755 0 0"; \
 	   done; } >$(OUT)/selftests.list
-	@$(B)/host/gen_init_cpio $(OUT)/selftests.list >$@
+	@$(KB)/host/gen_init_cpio $(OUT)/selftests.list >$@
 
 selftests: APPEND += sa.selftests
 selftests: TIMEOUT = $(ST_LIMIT)
@@ -403,7 +425,7 @@ $(OUT)/trinity/list: scripts/fetch-trinity.sh | deps
 $(OUT)/fuzz.cpio: $(OUT)/trinity/list $(TOUT)/fuzz $(OUT)/initramfs.cpio
 	@{ cat $(OUT)/initramfs.list $(OUT)/trinity/list; \
 	   echo "file /tests/fuzz $(TOUT)/fuzz 0755 0 0"; } >$(OUT)/fuzz.list
-	@$(B)/host/gen_init_cpio $(OUT)/fuzz.list >$@
+	@$(KB)/host/gen_init_cpio $(OUT)/fuzz.list >$@
 
 fuzz: APPEND += sa.tests=fuzz sa.fuzz=$(FUZZ_S) sa.timeout=$(shell echo $$(( $(FUZZ_S) + 300 )))
 fuzz: TIMEOUT = $(shell echo $$(( $(FUZZ_S) + 600 )))
@@ -427,39 +449,60 @@ boot: APPEND += sa.shell
 boot: $(GUEST)
 	@$(QENV) boot/run-qemu.sh interactive
 
-# arm64 boots the suite twice: with -kernel, and through U-Boot and the FIT
-# image as a board would. -k: the second boot runs even if the first is red.
-# Then the same initramfs on the series with the feature configured out
-# (VARIANT=off): the plan of a kernel without it (tests/order-nofeature);
-# and on vanilla 6.1 (tests/order-vanilla), whose nomark rows must equal
-# the patched boot's (compare-nomark).
-TEST_BOOTS = test-one $(if $(filter arm64,$(ARCH)),test-uboot) test-off \
+# An arch with U-Boot (boot/$(ARCH).mk's UBOOT_BIN) boots the suite twice:
+# with -kernel, and through U-Boot and the FIT image as a board would. -k:
+# the second boot runs even if the first is red. Then the same initramfs on
+# the series with the feature configured out (VARIANT=off): the plan of a
+# kernel without it (tests/order-nofeature); and on the vanilla kernel
+# (tests/order-vanilla), whose nomark rows must equal the patched boot's
+# (compare-nomark).
+TEST_BOOTS = test-one $(if $(UBOOT_BIN),test-uboot) test-off \
 	     test-vanilla compare-nomark
-SUMMARIES := $(foreach a,$(ARCHES),$(B)/$(a)$(DSFX)/console.log.summary \
-		$(if $(filter arm64,$(a)),$(B)/$(a)$(DSFX)/console-uboot.log.summary) \
-		$(B)/$(a)$(DSFX)-off/console.log.summary \
-		$(B)/$(a)$(DSFX)-vanilla/console.log.summary \
-		$(B)/$(a)$(DSFX)-vanilla/nomark-compare.summary)
+# The verdicts those boots write, for `make summaries` and the sum.
+SUMMARIES := $(OUT)/console.log.summary \
+	     $(if $(UBOOT_BIN),$(OUT)/console-uboot.log.summary) \
+	     $(OUT)-off/console.log.summary $(OUT)-vanilla/console.log.summary \
+	     $(OUT)-vanilla/nomark-compare.summary
+
+summaries:
+	@echo $(SUMMARIES)
 
 ifeq ($(ARCH_GIVEN),)
 # Old summaries go first: a boot that never happens must not count.
 test:
-	@rm -f $(SUMMARIES); rc=0; for a in $(ARCHES); do \
+	@s=$$(for a in $(ARCHES); do \
+		$(MAKE) -s --no-print-directory ARCH=$$a summaries; done); \
+	rm -f $$s; rc=0; for a in $(ARCHES); do \
 		$(MAKE) --no-print-directory -k ARCH=$$a test || rc=1; \
 	done; \
-	scripts/sum-verdicts.sh $(SUMMARIES) || rc=1; \
+	scripts/sum-verdicts.sh $$s || rc=1; \
 	exit $$rc
 else
 test: $(TEST_BOOTS)
 endif
 
+# The cell's name in verdicts (KVER-ARCH...), and the skips its boot NAME
+# expects: tests/expected/skips-KVER-NAME where a version differs, else
+# skips-NAME.
+CELL      = $(KVER)-$(1)
+skips-of  = $(firstword $(wildcard tests/expected/skips-$(KVER)-$(1)) \
+	      tests/expected/skips-$(1))
+
+# Every cell of KVERS x ARCHES: its make test and a soak of CYCLES cycles,
+# then one table (build/matrix/matrix.md). CELLS=KVER-ARCH... runs some;
+# MATRIX_PLAN=FILE gives cells plans of their own (.ci/cells: what CI runs).
+CELLS ?= $(foreach k,$(KVERS),$(foreach a,$(ARCHES),$(k)-$(a)))
+matrix:
+	@CYCLES=$(CYCLES) MATRIX_PLAN=$(MATRIX_PLAN) scripts/matrix.sh $(B)/matrix $(CELLS)
+
 # One guest boot, judged: $(call judged-boot,MODE,LOG,NAME)
 define judged-boot
 	@rm -f $(2) $(2).summary
-	@echo "  BOOT    $(3) ($(QEMU_BIN) -M $(QEMU_MACHINE), $(1), timeout $(TIMEOUT) s)"
+	@echo "  BOOT    $(call CELL,$(3)) ($(QEMU_BIN) -M $(QEMU_MACHINE), $(1), timeout $(TIMEOUT) s)"
 	@rc=0; $(QENV) boot/run-qemu.sh $(1) >$(2) 2>&1 || rc=$$?; \
 		grep -E '^ *(not )?ok |^ *# |STAYAWAKE-RESULT' $(2) || true; \
-		PLAN="$(PLAN)" KUNIT=$(KUNIT) boot/verdict.sh $(3) $(2) $$rc
+		PLAN="$(PLAN)" KUNIT=$(KUNIT) SKIPS=$(call skips-of,$(3)) \
+		boot/verdict.sh $(call CELL,$(3)) $(2) $$rc
 endef
 
 test-one: $(GUEST)
@@ -476,7 +519,7 @@ test-off test-vanilla: test-%: initramfs $(DTB)
 VANILLA_OUT = $(BASE_OUT)-vanilla
 compare-nomark:
 	@test -z "$(VARIANT)" || { echo "$@: drop VARIANT"; exit 2; }
-	@scripts/compare-nomark.sh $(ARCH) $(VANILLA_OUT)/console.log \
+	@scripts/compare-nomark.sh $(call CELL,$(ARCH)) $(VANILLA_OUT)/console.log \
 		$(OUT)/console.log $(VANILLA_OUT)/nomark-compare
 
 test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img $(SWAP_IMG) $(KUNIT)
@@ -486,52 +529,64 @@ test-uboot: $(OUT)/stayawake.itb $(OUT)/uboot-flash1.img $(SWAP_IMG) $(KUNIT)
 
 # A git tree of the tarball with the series as commits (tags base, core,
 # rtc-pl031); patches are edited as commits and written back by export.
-GIT_TREE ?= $(B)/kgit/linux-source-6.1
+GIT_TREE ?= $(B)/kgit/$(KSRC_NAME)
 
 git-tree: | deps
 	@scripts/git-tree.sh $(TARBALL) $(GIT_TREE) \
-		$(TOP)/patches:core $(TOP)/rtc-pl031:rtc-pl031
+		$(TOP)/patches/$(KVER):core $(TOP)/rtc-pl031/$(KVER):rtc-pl031
 
 # The series as a maintainer takes it: export also writes the cover letter
-# from patches/cover-letter.in.
+# from patches/$(KVER)/cover-letter.in.
 series: export
 
 export:
 	@test -d $(GIT_TREE)/.git || { echo "export: no $(GIT_TREE); make git-tree first"; exit 1; }
-	@scripts/export-series.sh $(GIT_TREE) base..core patches
-	@scripts/export-series.sh $(GIT_TREE) core..HEAD rtc-pl031
+	@scripts/export-series.sh $(GIT_TREE) base..core patches/$(KVER)
+	@scripts/export-series.sh $(GIT_TREE) core..HEAD rtc-pl031/$(KVER)
 
-# git-tree + export in a scratch tree must give back the series byte for
-# byte. It exports into scratch copies: patches/ and rtc-pl031/ stay as
-# they are.
+# git-tree + export in a scratch tree must give back the queues byte for
+# byte, for every KVER. It exports into scratch copies: patches/ and
+# rtc-pl031/ stay as they are.
 RT := $(B)/roundtrip
 roundtrip:
-	@rm -rf $(RT)
-	@$(MAKE) --no-print-directory git-tree GIT_TREE=$(RT)/linux
-	@cp -r patches rtc-pl031 $(RT)/
-	@scripts/export-series.sh $(RT)/linux base..core $(RT)/patches
-	@scripts/export-series.sh $(RT)/linux core..HEAD $(RT)/rtc-pl031
-	@diff -ru patches $(RT)/patches && diff -ru rtc-pl031 $(RT)/rtc-pl031
-	@echo "roundtrip: git-tree + export give patches/ and rtc-pl031/ back byte for byte"
-	@rm -rf $(RT)
+	@for k in $(KVERS); do \
+		$(MAKE) --no-print-directory KVER=$$k roundtrip-one || exit 1; done
+
+roundtrip-one:
+	@rm -rf $(RT)/$(KVER)
+	@$(MAKE) --no-print-directory git-tree GIT_TREE=$(RT)/$(KVER)/linux
+	@mkdir -p $(RT)/$(KVER)/patches $(RT)/$(KVER)/rtc-pl031
+	@cp -r patches/$(KVER)/. $(RT)/$(KVER)/patches/
+	@cp -r rtc-pl031/$(KVER)/. $(RT)/$(KVER)/rtc-pl031/
+	@scripts/export-series.sh $(RT)/$(KVER)/linux base..core $(RT)/$(KVER)/patches
+	@scripts/export-series.sh $(RT)/$(KVER)/linux core..HEAD $(RT)/$(KVER)/rtc-pl031
+	@diff -ru patches/$(KVER) $(RT)/$(KVER)/patches && \
+		diff -ru rtc-pl031/$(KVER) $(RT)/$(KVER)/rtc-pl031
+	@echo "roundtrip: $(KVER): git-tree + export give patches/$(KVER) and rtc-pl031/$(KVER) back byte for byte"
+	@rm -rf $(RT)/$(KVER)
 
 # Builds after each patch (incremental), and with CONFIG_SCHED_STAYAWAKE=n.
 # Not in `make test`: a cold run takes tens of minutes per arch.
 bisect-check: $(KOUT)/.config | deps
 	@KARGS="ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE)" \
 		KCC="ccache $(CROSS_COMPILE)gcc" \
-		scripts/bisect-check.sh $(B)/bisect/$(ARCH) $(KOUT)/.config \
-		$(notdir $(KIMAGE)) patches rtc-pl031
+		scripts/bisect-check.sh $(KB)/bisect/$(ARCH) $(KOUT)/.config \
+		$(notdir $(KIMAGE)) $(TARBALL) $(QUEUES)
 
-checkpatch: $(B)/src/.applied
-	@scripts/checkpatch-series.sh $(SRC) patches rtc-pl031
+# Every queue, each against its own tree's checkpatch.pl.
+checkpatch:
+	@for k in $(KVERS); do \
+		$(MAKE) --no-print-directory KVER=$$k checkpatch-one || exit 1; done
+
+checkpatch-one: $(KB)/src/.applied
+	@scripts/checkpatch-series.sh $(SRC) $(QUEUES)
 
 # kernel-doc -none on the .c/.h files the series changes, htmldocs (Sphinx)
 # on the Documentation/ directories of its .rst files; only what the
-# unpatched tree (build/src/vanilla, as VARIANT=vanilla) does not print
-# fails. Output in build/doccheck, not SRC.
-doccheck: $(B)/src/.applied $(B)/src/.vanilla
-	@scripts/doc-check.sh $(SRC) $(B)/src/vanilla $(B)/doccheck patches rtc-pl031
+# unpatched tree (build/$(KVER)/src/vanilla, as VARIANT=vanilla) does not
+# print fails. Output in build/$(KVER)/doccheck, not SRC.
+doccheck: $(KB)/src/.applied $(KB)/src/.vanilla
+	@scripts/doc-check.sh $(SRC) $(KB)/src/vanilla $(KB)/doccheck $(QUEUES)
 
 clean:
 	rm -rf $(OUT)

@@ -14,6 +14,8 @@ set -eu
 
 out=build/bench
 arches=${BENCH_ARCHES:-arm64 x86_64}
+# The kernel version measured (make reads KVER from the environment too).
+kver=${KVER:-6.1}
 rounds=${ROUNDS:-3}
 mkdir -p "$out"
 touch "$out/raw.txt"
@@ -61,7 +63,7 @@ for a in $arches; do
 	}
 	cross=$(sed -n 's/^CROSS_COMPILE *?= *//p' "boot/$a.mk")
 	for v in vanilla off on; do
-		d=build/$a
+		d=build/$kver/$a
 		[ "$v" = on ] || d=$d-$v
 		# text + data of vmlinux
 		echo "$a size $v $("${cross}size" "$d/kernel/vmlinux" |
@@ -74,16 +76,16 @@ for a in $arches; do
 		 kernel/power/suspend.o kernel/power/autosleep.o \
 		 drivers/rtc/interface.o drivers/rtc/class.o \
 		 drivers/rtc/rtc-pl031.o drivers/rtc/rtc-cmos.o; do
-		[ -f "build/$a/kernel/$o" ] || continue
+		[ -f "build/$kver/$a/kernel/$o" ] || continue
 		sz() {
 			[ -f "$1" ] || { echo 0; return; }
 			"${cross}size" "$1" | awk 'NR == 2 { print $1 + $2 }'
 		}
-		echo "$a obj $o $(sz "build/$a-vanilla/kernel/$o") $(sz "build/$a/kernel/$o")" \
+		echo "$a obj $o $(sz "build/$kver/$a-vanilla/kernel/$o") $(sz "build/$kver/$a/kernel/$o")" \
 			>>"$out/raw.txt"
 	done
 	# stayawake.o by what its symbols are for (nm sizes; strings apart).
-	"${cross}nm" -S -t d "build/$a/kernel/kernel/sched/stayawake.o" |
+	"${cross}nm" -S -t d "build/$kver/$a/kernel/kernel/sched/stayawake.o" |
 	awk -v a="$a" 'NF == 4 {
 		k = "core"
 		if ($4 ~ /trace|event|print_fmt|TRACE_SYSTEM|^symbols/)

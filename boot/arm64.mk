@@ -25,3 +25,8 @@ SWAP_DEVICE  :=
 UBOOT_BIN    := /usr/lib/u-boot/qemu_arm64/u-boot.bin
 UBOOT_ENV_SIZE := 0x40000
 FIT_ADDR     := 0x50000000
+# The FIT's kernel: Image, 2 MiB aligned (text_offset 0).
+FIT_ARCH     := arm64
+FIT_LOAD     := 0x40400000
+# Lines added to U-Boot's environment: none.
+UBOOT_ENV_EXTRA :=

@@ -4,14 +4,15 @@
 # test config (a Kconfig symbol that does not exist yet is dropped until its
 # patch adds it), then once more with CONFIG_SCHED_STAYAWAKE=n.
 #
-#   bisect-check.sh WORKDIR CONFIG TARGET SERIES_DIR...
+#   bisect-check.sh WORKDIR CONFIG TARGET TARBALL SERIES_DIR...
 # Kernel make arguments: $KARGS (ARCH=, CROSS_COMPILE=) and the compiler $KCC.
 set -eu
 
 work=$1
 config=$2
 target=$3
-shift 3
+tarball=$4
+shift 4
 tree=$work/src
 out=$work/out
 
@@ -36,9 +37,10 @@ build() {
 }
 
 mkdir -p "$work" "$out"
-rm -rf "$tree" "$work/linux-source-6.1"
-tar -C "$work" -xf /usr/src/linux-source-6.1.tar.xz
-mv "$work/linux-source-6.1" "$tree"
+top=$(basename "$tarball" .tar.xz)
+rm -rf "$tree" "${work:?}/$top"
+tar -C "$work" -xf "$tarball"
+mv "$work/$top" "$tree"
 
 n=0
 echo "bisect-check: base"

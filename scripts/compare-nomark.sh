@@ -51,7 +51,7 @@ awk -F '\t' -v arch="$arch" '
 	FILENAME == ARGV[1] { v[$1] = $2; next }
 	{ p[$1] = $2 }
 	END {
-		print "nomark, " arch ": nothing marked, the patched kernel against vanilla 6.1"
+		print "nomark, " arch ": nothing marked, the patched kernel against the vanilla one"
 		print ""
 		print "| case | vanilla | patched | same |"
 		print "| --- | --- | --- | --- |"

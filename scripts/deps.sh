@@ -23,18 +23,23 @@ for p in $PKGS; do
 	esac
 done
 
-# busybox-static:arm64 is downloaded, not installed (it would replace the
-# host's); its package lists need the foreign architecture.
-foreign=0
-dpkg --print-foreign-architectures | grep -qx arm64 || foreign=1
+# busybox-static:arm64 and :armhf are downloaded, not installed (they would
+# replace the host's); their package lists need the foreign architectures.
+FOREIGN="arm64 armhf"
+foreign=""
+for a in $FOREIGN; do
+	dpkg --print-foreign-architectures | grep -qx "$a" || foreign="$foreign $a"
+done
 
-[ -z "$missing" ] && [ "$foreign" = 0 ] && exit 0
+[ -z "$missing" ] && [ -z "$foreign" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing:$missing; run 'make deps' as root" >&2
+	echo "deps: missing:$missing${foreign:+; foreign architectures:$foreign}; run 'make deps' as root" >&2
 	exit 1
 fi
-[ "$foreign" = 1 ] && dpkg --add-architecture arm64
+for a in $foreign; do
+	dpkg --add-architecture "$a"
+done
 echo "deps: installing:$missing"
 apt-get update -qq
 # shellcheck disable=SC2086

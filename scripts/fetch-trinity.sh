@@ -13,6 +13,7 @@ out=$2
 case $arch in
 amd64) triplet=x86_64-linux-gnu ;;
 arm64) triplet=aarch64-linux-gnu ;;
+armhf) triplet=arm-linux-gnueabihf ;;
 *) echo "fetch-trinity: no triplet for $arch" >&2; exit 2 ;;
 esac
 

@@ -17,7 +17,8 @@ die() {
 	exit 1
 }
 
-[ -f "$tarball" ] || die "$tarball: no such file (make deps installs linux-source-6.1)"
+pkg=$(basename "$tarball" .tar.xz)
+[ -f "$tarball" ] || die "$tarball: no such file (make deps installs $pkg)"
 [ ! -e "$dir" ] || die "$dir exists and may hold commits not exported yet;" \
 	"run make export, then remove it to start over"
 
@@ -46,7 +47,7 @@ git config core.abbrev 12
 git add -A
 version=$(make -s kernelversion)
 GIT_AUTHOR_DATE="2026-12-03T00:00:00Z" GIT_COMMITTER_DATE="2026-12-03T00:00:00Z" \
-	git commit -q -m "Linux $version (Debian linux-source-6.1)"
+	git commit -q -m "Linux $version (Debian $pkg)"
 git tag base
 echo "  COMMIT  base: Linux $version"
 

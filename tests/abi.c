@@ -8,7 +8,10 @@
  * sched_getparam -> sched_setscheduler, and sched_setattr with
  * SCHED_FLAG_KEEP_POLICY or SCHED_FLAG_KEEP_PARAMS and the flag absent keeps
  * the mark as it keeps everything else. Then the capability rule:
- * CAP_BLOCK_SUSPEND is needed only to go from unmarked to marked.
+ * CAP_BLOCK_SUSPEND is needed only to go from unmarked to marked. Last,
+ * SCHED_EXT (6.12's sched_ext policy, 7): with the mark it either marks a
+ * sched_ext task, where the kernel has sched_ext, or is refused with EINVAL
+ * and changes nothing, as a plain SCHED_EXT is.
  *
  * Witnesses, read by the child itself before and after each call: the whole
  * sched_attr (policy, flags, nice, priority, util_min/max),
@@ -25,6 +28,11 @@
 #include <unistd.h>
 
 #include "lib.h"
+
+/* uapi/linux/sched.h from 6.12 on; the tests build against 6.1's too */
+#ifndef SCHED_EXT
+#define SCHED_EXT 7
+#endif
 
 #define CLAMP_MIN 128
 #define CLAMP_MAX 896
@@ -362,6 +370,56 @@ static void capability_cases(void)
 	}
 }
 
+/* Back to unmarked SCHED_OTHER nice 0, as the test started. */
+static void restore_other(void)
+{
+	struct sched_param sp = { 0 };
+
+	if (sched_setscheduler(0, SCHED_OTHER, &sp))
+		tap_diag("restoring SCHED_OTHER: %s", strerror(errno));
+}
+
+/*
+ * SCHED_EXT with the mark, by both calls, on this task: the kernel must
+ * either mark a sched_ext task (when a plain SCHED_EXT is accepted) or
+ * refuse with EINVAL and leave policy and mark as they were.
+ */
+static void sched_ext_cases(void)
+{
+	struct sched_param sp = { 0 };
+	struct sched_attr a = {
+		.size = sizeof(a), .sched_policy = SCHED_EXT,
+		.sched_flags = SCHED_FLAG_STAYAWAKE,
+	};
+	struct snap before, after;
+	char b1[160], b2[160];
+	bool ext;
+	int r, err;
+
+	ext = !sched_setscheduler(0, SCHED_EXT, &sp);
+	restore_other();
+	tap_diag("sched_ext is %sin this kernel (plain SCHED_EXT: %s)",
+		 ext ? "" : "not ", ext ? "0" : "refused");
+	for (int i = 0; i < 2; i++) {
+		snap(&before);
+		r = i ? sys_sched_setattr(0, &a, 0) :
+			sched_setscheduler(0, SCHED_EXT | SCHED_STAYAWAKE, &sp);
+		err = r ? errno : 0;
+		snap(&after);
+		restore_other();
+		tap_check(ext ? !err && is_marked(&after) &&
+				after.a.sched_policy == SCHED_EXT :
+				err == EINVAL && same(&before, &after),
+			  i ? "sched_setattr(SCHED_EXT, SCHED_FLAG_STAYAWAKE): "
+			      "marks a sched_ext task, or EINVAL and nothing changed" :
+			      "sched_setscheduler(SCHED_EXT | SCHED_STAYAWAKE): "
+			      "marks a sched_ext task, or EINVAL and nothing changed",
+			  "%s; before: %s; after: %s", err_str(err),
+			  snap_str(&before, b1, sizeof(b1)),
+			  snap_str(&after, b2, sizeof(b2)));
+	}
+}
+
 int main(void)
 {
 	struct wakeup_stat w;
@@ -371,6 +429,7 @@ int main(void)
 		tap_bail("no 'stayawake' wakeup source: kernel without SCHED_STAYAWAKE?");
 	round_trip_cases();
 	capability_cases();
+	sched_ext_cases();
 	/* What this task borrowed from its marked children goes back */
 	give_back_loan();
 	tap_check(!stayawake_source_active(), "nothing held at the end", "%s",
