@@ -509,7 +509,11 @@ static void suspend_case(enum key_wait w)
 		  "%s", *story ? story + 1 : "no wakeup source event");
 }
 
-/* A child that marks itself if @marked and blocks in @w on the key */
+/*
+ * A child that marks itself if @marked and waits in @w until KEY_POWER goes
+ * down: other keys, such as the KEY_WAKEUP an ACPI power button may report
+ * on resume, do not end its wait.
+ */
 static pid_t reader(bool marked, enum key_wait w)
 {
 	bool down = false;
@@ -523,29 +527,12 @@ static pid_t reader(bool marked, enum key_wait w)
 	fd = open_key();
 	if (marked && stayawake_mark(0, true))
 		_exit(2);
-	wait_key(w, fd, &down);
-	_exit(0);
-}
-
-/*
- * An unmarked program that waits for the power key: other keys, such as
- * the KEY_WAKEUP that 6.12's ACPI power button reports on every resume,
- * do not end its wait.
- */
-static pid_t power_reader(void)
-{
-	bool down = false;
-	pid_t pid;
-	int fd;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid)
-		return pid;
-	fd = open_key();
-	while (!down)
-		if (wait_key(KW_READ, fd, &down))
+	while (!down) {
+		if (wait_key(w, fd, &down))
 			_exit(1);
+		if (w != KW_READ)
+			drain(fd, &down);
+	}
 	_exit(0);
 }
 
@@ -598,7 +585,7 @@ static void unmarked_case(void)
 			 no_key);
 		return;
 	}
-	pid = power_reader();
+	pid = reader(false, KW_READ);
 	waits = wait_blocked_in(pid, SYS_read, 5);
 	proc_stayawake(pid, state, sizeof(state));
 	tap_check(waits && !strcmp(state, "off"),
