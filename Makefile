@@ -42,7 +42,8 @@ KOUT     := $(OUT)/kernel
 HDR      := $(OUT)/headers
 TOUT     := $(OUT)/tests
 NPROC    := $(shell nproc)
-TIMEOUT  ?= 900
+# A debug kernel (KASAN, lockdep) runs the suite several times slower.
+TIMEOUT  ?= $(if $(filter 1,$(DEBUG)),2700,900)
 # Extra kernel arguments for the guest, e.g. sa.tests=rtc_alarm
 APPEND   ?=
 # Any checker's report stops the debug guest at once.

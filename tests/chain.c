@@ -76,6 +76,9 @@ struct ev {
 static struct ev ev[MAX_EV];
 static int nev;
 static double suspend_ts;	/* alarmtimer_suspend, or -1 */
+/* The test drops its mark here (a trace marker): ev index, or -1 */
+static int unmark_at;
+#define UNMARK_MARKER "sa-chain: unmark"
 static char rtc_src[128];	/* the RTC's parent device: the rtc core's hold */
 static char drv_src[64];	/* the RTC driver's IRQ hold */
 static pid_t suspender;
@@ -138,6 +141,7 @@ static void read_trace(void)
 
 	nev = 0;
 	suspend_ts = -1;
+	unmark_at = -1;
 	if (!f)
 		tap_bail("cannot read the trace");
 	while (fgets(line, sizeof(line), f) && nev < MAX_EV) {
@@ -148,6 +152,10 @@ static void read_trace(void)
 		char name[64];
 		double ts;
 
+		if (strstr(line, UNMARK_MARKER) && *line != '#') {
+			unmark_at = nev;
+			continue;
+		}
 		if (!mark || *line == '#')
 			continue;
 		/* The timestamp is the word just before the event's name. */
@@ -307,6 +315,7 @@ static void traced_cycle(struct cycle *c, enum chain_wait w, int64_t lead)
 	stop_suspender();
 	close(tfd);
 	c->wake_irq = read_long("/sys/power/pm_wakeup_irq");
+	tracing("trace_marker", UNMARK_MARKER);
 	stayawake_mark(0, false);
 	/*
 	 * Some holds end by their timeout (alarmtimer's): let them end inside
@@ -387,6 +396,14 @@ static void analyse(struct chain *ch)
 	for (k = 1; k < 4; k++) {
 		int from = k == 2 ? ch->deboost : ch->act[k - 1];
 		int to = ch->rel[k - 1] < 0 ? nev : ch->rel[k - 1];
+
+		/*
+		 * The reboosted task holds stayawake until the test drops
+		 * its mark, which may come first when alarmtimer's hold
+		 * ends by its timeout (an alarm fired before the thaw).
+		 */
+		if (k == 3 && unmark_at >= 0 && unmark_at < to)
+			to = unmark_at;
 
 		ch->act[k] = ch->act[k - 1] < 0 ? -1 :
 			     held_at(from, to, link_name(k));
