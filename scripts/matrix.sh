@@ -3,8 +3,9 @@
 # Run cells of the KVER x ARCH matrix and print one table: cell, kernel
 # release, passed, failed, skipped, soak, time. A cell runs `make test`
 # (every boot of that kernel and arch) then a soak of $CYCLES cycles; a
-# MATRIX_PLAN file may give a cell a plan of its own ("CELL TESTS|all CYCLES"
-# per line, CYCLES 0: no soak), which then runs as one judged boot.
+# MATRIX_PLAN file may give a cell a plan of its own ("CELL TESTS CYCLES" per
+# line; TESTS: all, a comma list or @FILE, a file of test names; CYCLES 0:
+# no soak), which then runs as one judged boot.
 #
 #   matrix.sh OUTDIR CELL...      (CELL is KVER-ARCH, e.g. 6.12-arm)
 # Environment: CYCLES (soak cycles, default 200), MATRIX_PLAN (a plan file).
@@ -45,6 +46,13 @@ for cell in "$@"; do
 	set -- $(plan_of "$cell")
 	tests=$2
 	cycles=$3
+	# @FILE: the tests FILE lists, one a line
+	case $tests in
+	@*) tests=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${tests#@}" |
+		paste -sd, -) ;;
+	esac
+	# A missing or empty list would run the default plan, or nothing.
+	[ -n "$tests" ] || { echo "matrix: $cell: no tests in $2" >&2; exit 2; }
 	mk="make --no-print-directory KVER=$kver ARCH=$arch"
 	log=$out/$cell.log
 	start=$(date +%s)
