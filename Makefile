@@ -11,9 +11,8 @@ endif
 include boot/$(ARCH).mk
 # The kernel version is a dimension like the arch: kernels/$(KVER).mk says
 # which tree, patches/$(KVER) and rtc-pl031/$(KVER) are its queues. KVERS
-# are the versions the matrix, checkpatch and roundtrip cover; 6.12 joins
-# them once its cells are green (see the README).
-KVERS := 6.1
+# are the versions the matrix, checkpatch and roundtrip cover.
+KVERS := 6.1 6.12
 KVER ?= 6.1
 ifeq ($(wildcard kernels/$(KVER).mk),)
 $(error KVER=$(KVER) is not supported; use one of: $(basename $(notdir $(wildcard kernels/*.mk))))
