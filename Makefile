@@ -41,8 +41,9 @@ KOUT     := $(OUT)/kernel
 HDR      := $(OUT)/headers
 TOUT     := $(OUT)/tests
 NPROC    := $(shell nproc)
-# A debug kernel (KASAN, lockdep) runs the suite several times slower.
-TIMEOUT  ?= $(if $(filter 1,$(DEBUG)),2700,900)
+# The arch's limit (boot/$(ARCH).mk); a debug kernel (KASAN, lockdep) runs
+# the suite several times slower.
+TIMEOUT  ?= $(if $(filter 1,$(DEBUG)),$(shell echo $$((3 * $(GUEST_TIMEOUT)))),$(GUEST_TIMEOUT))
 # Extra kernel arguments for the guest, e.g. sa.tests=rtc_alarm
 APPEND   ?=
 # Any checker's report stops the debug guest at once.

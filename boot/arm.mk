@@ -31,3 +31,6 @@ FIT_LOAD     := 0x42000000
 # device tree at the top of this much RAM, which must be lowmem (the
 # kernel cannot reach a device tree in highmem and hangs silently).
 UBOOT_ENV_EXTRA := bootm_size=0x10000000
+# The whole suite in one guest: about 16 minutes here, more beside other
+# work; the host's hard limit per guest (TIMEOUT), in seconds.
+GUEST_TIMEOUT := 1800

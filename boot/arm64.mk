@@ -30,3 +30,6 @@ FIT_ARCH     := arm64
 FIT_LOAD     := 0x40400000
 # Lines added to U-Boot's environment: none.
 UBOOT_ENV_EXTRA :=
+# The whole suite in one guest: about 13 minutes here, more beside other
+# work; the host's hard limit per guest (TIMEOUT), in seconds.
+GUEST_TIMEOUT := 1500

@@ -21,3 +21,6 @@ GUEST_ARGS   := hpet=disable
 # (sparse, all zeros) in build/x86_64*/swap.img before every boot.
 SWAP_SIZE    := 64M
 SWAP_DEVICE  := virtio-blk-pci
+# The whole suite in one guest: about 13 minutes here, more beside other
+# work; the host's hard limit per guest (TIMEOUT), in seconds.
+GUEST_TIMEOUT := 1500
