@@ -31,9 +31,9 @@
 #define TR "/sys/kernel/tracing/"
 /*
  * The loans are counted in a trace instance of their own that records
- * nothing else: the suspender's refused attempts flood the main buffer
- * (suspend_resume and boost events, thousands a second), and on one CPU
- * they overwrite a loan's event before the case reads it.
+ * nothing else: the main buffer also takes every event of the
+ * suspender's refused attempts (thousands a second), and once lost a
+ * loan's event there between two reads of one case.
  */
 #define LOANS "instances/stayawake_lend/"
 #define ALARM_S 6		/* the lender's alarm, after a handoff */
@@ -459,9 +459,8 @@ static void check_handoff(enum handoff h)
 	check_job(handoff_name[h], err, &r, getpid(), wake, &a, &b);
 	/* A worker thread that wakes on the condition variable and then waits
 	 * for the mutex gives the loan back (a futex wait is idle) and takes
-	 * it again from the mutex's holder */
-	/* A count from a buffer that lost events would prove nothing; the
-	 * main buffer's losses say why it cannot be the one counted */
+	 * it again from the mutex's holder. A count from a buffer that lost
+	 * events proves nothing; the main buffer's losses are for the reader */
 	tap_check(!err && (h == H_COND ? loans >= 1 : loans == 1) &&
 		  trace_lost(LOANS) == 0,
 		  tap_case(handoff_name[h], "the job's loan, traced"),
