@@ -72,28 +72,6 @@ static int trace_count_all(const char *a, const char *b, const char *c)
 	return n;
 }
 
-/* Events the buffer of instance @dir ("" the main one) lost since it was
- * last emptied ("overrun" of every CPU), -1 if unreadable */
-static long trace_lost(const char *dir)
-{
-	char path[128], line[128];
-	long n, lost = 0;
-
-	for (int cpu = 0;; cpu++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), TR "%sper_cpu/cpu%d/stats",
-			 dir, cpu);
-		f = fopen(path, "r");
-		if (!f)
-			return cpu ? lost : -1;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "overrun: %ld", &n) == 1)
-				lost += n;
-		fclose(f);
-	}
-}
-
 /* Empty both buffers: the main one (for show_trace()) and the loans' */
 static void traces_clear(void)
 {

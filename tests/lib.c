@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Shared helper for the stayawake guest tests; see lib.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -628,6 +629,36 @@ int trace_clear(void)
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+long trace_lost(const char *dir)
+{
+	char path[PATH_MAX], line[128];
+	struct dirent *d;
+	long n, lost = -1;
+	DIR *cpus;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/%sper_cpu", dir);
+	cpus = opendir(path);
+	/* Every CPU the buffer has, also where their numbers have gaps */
+	while (cpus && (d = readdir(cpus))) {
+		FILE *f;
+
+		if (strncmp(d->d_name, "cpu", 3))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/tracing/%sper_cpu/%s/stats", dir,
+			 d->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "overrun: %ld", &n) == 1)
+				lost = (lost < 0 ? 0 : lost) + n;
+		if (f)
+			fclose(f);
+	}
+	if (cpus)
+		closedir(cpus);
+	return lost;
 }
 
 /*

@@ -185,6 +185,11 @@ int trace_count(const char *s);
 /* Empty the trace buffer (O_TRUNC, as `> trace` does). */
 int trace_clear(void);
 
+/* Events the buffer of trace instance @dir ("instances/NAME/", "" the
+ * main one) lost since it was last emptied: a full ring buffer drops its
+ * oldest. -1 if unreadable. */
+long trace_lost(const char *dir);
+
 /* The positive number after @key (e.g. "sa.cycles=") on the kernel's
  * command line, or @dflt. */
 int cmdline_int(const char *key, int dflt);
